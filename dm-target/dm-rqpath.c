@@ -1,0 +1,846 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * dm-rqpath: a request-based test target that spreads requests round-robin
+ * over several paths to one logical unit and counts what
+ * blk_insert_cloned_request() does with every clone.
+ *
+ * The interface (table, messages, status) is described in README.md next to
+ * this file; the status line is parsed by tools, so keep it stable.
+ */
+
+#include <linux/atomic.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/device-mapper.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#define DM_MSG_PREFIX "rqpath"
+
+#define RQPATH_MAX_PATHS 32
+#define RQPATH_DRAIN_TIMEOUT (5 * HZ)
+
+enum rqpath_op {
+	RQPATH_OP_READ,
+	RQPATH_OP_WRITE,
+	RQPATH_OP_FLUSH,
+	RQPATH_OP_DISCARD,
+	RQPATH_OP_WRITE_ZEROES,
+	RQPATH_OP_OTHER,
+	RQPATH_NR_OPS
+};
+
+/* Status order is part of the interface: new groups go at the end only. */
+static const char * const rqpath_op_names[RQPATH_NR_OPS] = {
+	[RQPATH_OP_READ]	 = "read",
+	[RQPATH_OP_WRITE]	 = "write",
+	[RQPATH_OP_FLUSH]	 = "flush",
+	[RQPATH_OP_DISCARD]	 = "discard",
+	[RQPATH_OP_WRITE_ZEROES] = "write_zeroes",
+	[RQPATH_OP_OTHER]	 = "other",
+};
+
+struct rqpath_op_stats {
+	atomic64_t mapped;
+	atomic64_t busy;
+	atomic64_t completed;
+	atomic64_t errors;
+};
+
+struct rqpath;
+
+struct rqpath_path {
+	struct rqpath *rp;		/* release_clone_rq gets no target */
+	struct dm_dev *dev;
+	bool active;			/* protected by rp->lock */
+	atomic64_t fail_count;
+	atomic64_t dispatched;
+};
+
+struct rqpath {
+	struct dm_target *ti;
+
+	/*
+	 * Never reused, unlike the pointer to this structure: per-io data
+	 * outlives a table and is recycled with its request, so only an id
+	 * tells whether this instance already counted a request in in_flight.
+	 */
+	u64 id;
+
+	spinlock_t lock;		/* path states, cursor and the flags */
+	unsigned int nr_active;
+	unsigned int next_path;
+	bool queue_if_no_path;		/* as configured, shown by TABLE */
+	bool queueing_paused;		/* flush suspend in progress */
+
+	atomic64_t in_flight;
+	atomic64_t busy_since_completion;
+	atomic64_t no_path_requeues;
+	atomic64_t no_clone_requeues;
+	struct rqpath_op_stats ops[RQPATH_NR_OPS];
+
+	/* Requests requeued for want of a path and not mapped since. */
+	atomic_t nr_waiting;
+	wait_queue_head_t waiting_drained;
+
+	struct work_struct trigger_event;
+
+	unsigned int nr_paths;
+	struct rqpath_path paths[];
+};
+
+/*
+ * Per-io data, right after dm core's tio in every request of the mapped
+ * device.  dm core does not clear it between uses, and it survives a requeue,
+ * which is what lets in_flight count a request once however often it is
+ * mapped.
+ */
+struct rqpath_io {
+	u64 owner;			/* id of the instance that counted it */
+	struct rqpath_path *path;	/* path of the current clone, if any */
+	enum rqpath_op op;
+	bool waiting;			/* counted in the owner's nr_waiting */
+};
+
+static atomic64_t rqpath_instance_seq = ATOMIC64_INIT(0);
+
+static enum rqpath_op rqpath_op_of(struct request *rq)
+{
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		return RQPATH_OP_READ;
+	case REQ_OP_WRITE:
+		return RQPATH_OP_WRITE;
+	case REQ_OP_FLUSH:
+		return RQPATH_OP_FLUSH;
+	case REQ_OP_DISCARD:
+		return RQPATH_OP_DISCARD;
+	case REQ_OP_WRITE_ZEROES:
+		return RQPATH_OP_WRITE_ZEROES;
+	default:
+		return RQPATH_OP_OTHER;
+	}
+}
+
+static unsigned long long rqpath_counter(atomic64_t *counter)
+{
+	return (unsigned long long)atomic64_read(counter);
+}
+
+static void rqpath_trigger_event(struct work_struct *work)
+{
+	struct rqpath *rp = container_of(work, struct rqpath, trigger_event);
+
+	dm_table_event(rp->ti->table);
+}
+
+/*
+ * Requests waiting for a path sit either on the requeue list (delayed
+ * requeue, 100ms) or on a hardware queue's dispatch list (busy hand-back);
+ * both have to be run now for a path or queueing change to take effect at
+ * once.
+ */
+static void rqpath_kick_queue(struct rqpath *rp)
+{
+	struct mapped_device *md = dm_table_get_md(rp->ti->table);
+
+	dm_table_run_md_queue_async(rp->ti->table);
+	blk_mq_kick_requeue_list(dm_disk(md)->queue);
+}
+
+/* Called with rp->lock held. */
+static bool rqpath_queueing(struct rqpath *rp)
+{
+	/*
+	 * A noflush suspend must not fail I/O: dm core keeps what we requeue
+	 * and maps it again after resume, possibly into a new table.
+	 */
+	return (rp->queue_if_no_path && !rp->queueing_paused) ||
+		dm_noflush_suspending(rp->ti);
+}
+
+/* Whether a request that found no usable path has to fail rather than wait. */
+static bool rqpath_must_fail_io(struct rqpath *rp)
+{
+	unsigned long flags;
+	bool fail;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	fail = !rp->nr_active && !rqpath_queueing(rp);
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	return fail;
+}
+
+/*
+ * Round-robin in table order over the active paths.  Without one, *must_fail
+ * says whether the request fails or waits, decided under the same lock so
+ * that a concurrent reinstate or message cannot fall in between.
+ */
+static struct rqpath_path *rqpath_choose_path(struct rqpath *rp,
+					      bool *must_fail)
+{
+	struct rqpath_path *path = NULL;
+	unsigned long flags;
+	unsigned int i, idx;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	for (i = 0; rp->nr_active && i < rp->nr_paths; i++) {
+		idx = (rp->next_path + i) % rp->nr_paths;
+		if (rp->paths[idx].active) {
+			path = &rp->paths[idx];
+			rp->next_path = (idx + 1) % rp->nr_paths;
+			break;
+		}
+	}
+	*must_fail = !path && !rqpath_queueing(rp);
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	return path;
+}
+
+/* May be called from completion (softirq) context. */
+static void rqpath_fail_path(struct rqpath *rp, struct rqpath_path *path)
+{
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	if (path->active) {
+		path->active = false;
+		rp->nr_active--;
+		atomic64_inc(&path->fail_count);
+		changed = true;
+	}
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	if (!changed)
+		return;
+
+	DMWARN("%s: Failing path %s.",
+	       dm_table_device_name(rp->ti->table), path->dev->name);
+	/* dm_table_event() sleeps; this may be softirq context. */
+	schedule_work(&rp->trigger_event);
+}
+
+static void rqpath_reinstate_path(struct rqpath *rp, struct rqpath_path *path)
+{
+	unsigned long flags;
+	bool changed = false;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	if (!path->active) {
+		path->active = true;
+		rp->nr_active++;
+		changed = true;
+	}
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	if (!changed)
+		return;
+
+	DMINFO("%s: Reinstating path %s.",
+	       dm_table_device_name(rp->ti->table), path->dev->name);
+	schedule_work(&rp->trigger_event);
+	rqpath_kick_queue(rp);
+}
+
+/* The request leaves in_flight: it is about to be completed for good. */
+static void rqpath_io_finished(struct rqpath *rp, struct rqpath_io *io)
+{
+	if (io->owner != rp->id)
+		return;
+
+	io->owner = 0;
+	atomic64_dec(&rp->in_flight);
+}
+
+static void rqpath_free(struct rqpath *rp)
+{
+	unsigned int i;
+
+	for (i = 0; i < rp->nr_paths; i++)
+		dm_put_device(rp->ti, rp->paths[i].dev);
+	kfree(rp);
+}
+
+static int rqpath_parse_path(struct dm_target *ti, struct rqpath *rp,
+			     struct dm_arg_set *as)
+{
+	struct rqpath_path *path = &rp->paths[rp->nr_paths];
+	const char *name = dm_shift_arg(as);
+	struct block_device *bdev;
+	struct dm_dev *dev;
+	unsigned int i;
+	int r;
+
+	if (!name) {
+		ti->error = "Fewer path devices than <nr_paths>";
+		return -EINVAL;
+	}
+
+	r = dm_get_device(ti, name, dm_table_get_mode(ti->table), &dev);
+	if (r) {
+		ti->error = "Path device lookup failed";
+		return r;
+	}
+	bdev = dev->bdev;
+
+	for (i = 0; i < rp->nr_paths; i++) {
+		if (rp->paths[i].dev->bdev == bdev) {
+			ti->error = "Same path device given twice";
+			r = -EINVAL;
+			goto bad;
+		}
+	}
+
+	/*
+	 * Clones are allocated on the path's own blk-mq queue; dm core would
+	 * refuse these tables later too, but without telling dmsetup why.
+	 */
+	if (!queue_is_mq(bdev_get_queue(bdev))) {
+		ti->error = "Path device is not request-based (blk-mq)";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (bdev_is_partition(bdev)) {
+		ti->error = "Path device is a partition, request-based targets need a whole device";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	if (rp->nr_paths &&
+	    bdev_logical_block_size(bdev) !=
+	    bdev_logical_block_size(rp->paths[0].dev->bdev)) {
+		ti->error = "Path devices have different logical block sizes";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	/* dm core only checks this at resume, after dmsetup load succeeded. */
+	if (ti->len > bdev_nr_sectors(bdev)) {
+		ti->error = "Path device is smaller than the target";
+		r = -EINVAL;
+		goto bad;
+	}
+	if (ti->len & ((bdev_logical_block_size(bdev) >> SECTOR_SHIFT) - 1)) {
+		ti->error = "Target length is not a multiple of the logical block size";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	path->rp = rp;
+	path->dev = dev;
+	path->active = true;
+	rp->nr_paths++;
+
+	return 0;
+
+bad:
+	dm_put_device(ti, dev);
+	return r;
+}
+
+static int rqpath_parse_features(struct dm_target *ti, struct rqpath *rp,
+				 struct dm_arg_set *as)
+{
+	static const struct dm_arg _args[] = {
+		{0, 1, "Invalid feature count or fewer features than the count"},
+	};
+	unsigned int argc;
+	const char *feature;
+	int r;
+
+	/* The feature count is optional. */
+	if (!as->argc)
+		return 0;
+
+	r = dm_read_arg_group(_args, as, &argc, &ti->error);
+	if (r)
+		return r;
+
+	while (argc--) {
+		feature = dm_shift_arg(as);
+		if (!strcmp(feature, "queue_if_no_path")) {
+			rp->queue_if_no_path = true;
+			continue;
+		}
+
+		ti->error = "Unrecognised rqpath feature";
+		return -EINVAL;
+	}
+
+	return 0;
+}
+
+/*
+ * Construct a round-robin request-based path target:
+ *   <nr_paths> <path>+ [<nr_features> <feature>*]
+ */
+static int rqpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
+{
+	static const struct dm_arg _args[] = {
+		{1, RQPATH_MAX_PATHS, "Invalid number of paths (must be 1 to 32)"},
+	};
+	struct dm_arg_set as = { .argc = argc, .argv = argv };
+	unsigned int nr_paths, i;
+	struct rqpath *rp;
+	int r;
+
+	r = dm_read_arg(_args, &as, &nr_paths, &ti->error);
+	if (r)
+		return r;
+
+	rp = kzalloc(struct_size(rp, paths, nr_paths), GFP_KERNEL);
+	if (!rp) {
+		ti->error = "Cannot allocate rqpath context";
+		return -ENOMEM;
+	}
+	rp->ti = ti;
+	rp->id = atomic64_inc_return(&rqpath_instance_seq);
+	spin_lock_init(&rp->lock);
+	INIT_WORK(&rp->trigger_event, rqpath_trigger_event);
+	init_waitqueue_head(&rp->waiting_drained);
+
+	for (i = 0; i < nr_paths; i++) {
+		r = rqpath_parse_path(ti, rp, &as);
+		if (r)
+			goto bad;
+	}
+	rp->nr_active = rp->nr_paths;
+
+	r = rqpath_parse_features(ti, rp, &as);
+	if (r)
+		goto bad;
+
+	if (as.argc) {
+		ti->error = "Unexpected arguments after the feature list";
+		r = -EINVAL;
+		goto bad;
+	}
+
+	/*
+	 * Request-based dm has no bios to split, but dm-table still gates
+	 * flush (any path with a write cache), discard and write zeroes (all
+	 * paths capable) on these counts and on .iterate_devices.
+	 */
+	ti->num_flush_bios = 1;
+	ti->num_discard_bios = 1;
+	ti->num_write_zeroes_bios = 1;
+	ti->per_io_data_size = sizeof(struct rqpath_io);
+	ti->private = rp;
+
+	return 0;
+
+bad:
+	rqpath_free(rp);
+	return r;
+}
+
+static void rqpath_dtr(struct dm_target *ti)
+{
+	struct rqpath *rp = ti->private;
+
+	flush_work(&rp->trigger_event);
+	rqpath_free(rp);
+}
+
+static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
+				union map_info *map_context,
+				struct request **clone_out)
+{
+	struct rqpath *rp = ti->private;
+	struct rqpath_io *io = map_context->ptr;
+	struct rqpath_path *path;
+	struct request_queue *q;
+	struct request *clone;
+	bool must_fail;
+
+	if (io->owner != rp->id) {
+		io->owner = rp->id;
+		io->waiting = false;
+		atomic64_inc(&rp->in_flight);
+	} else if (io->waiting) {
+		io->waiting = false;
+		if (atomic_dec_and_test(&rp->nr_waiting))
+			wake_up(&rp->waiting_drained);
+	}
+	io->path = NULL;
+	io->op = rqpath_op_of(rq);
+
+	path = rqpath_choose_path(rp, &must_fail);
+	if (!path) {
+		if (must_fail) {
+			rqpath_io_finished(rp, io);
+			return DM_MAPIO_KILL;
+		}
+		/* Retry slowly instead of spinning; a reinstate kicks us. */
+		io->waiting = true;
+		atomic_inc(&rp->nr_waiting);
+		atomic64_inc(&rp->no_path_requeues);
+		return DM_MAPIO_DELAY_REQUEUE;
+	}
+
+	q = bdev_get_queue(path->dev->bdev);
+	clone = blk_mq_alloc_request(q, rq->cmd_flags | REQ_NOMERGE,
+				     BLK_MQ_REQ_NOWAIT);
+	if (IS_ERR(clone)) {
+		atomic64_inc(&rp->no_clone_requeues);
+		/*
+		 * A dying path will never give us a request: retry on the
+		 * slow timer, which round-robin sends to the next path.
+		 */
+		if (blk_queue_dying(q))
+			return DM_MAPIO_DELAY_REQUEUE;
+		/*
+		 * Out of tags: a plain requeue reaches blk-mq as
+		 * BLK_STS_RESOURCE, which reruns the queue once requests
+		 * complete and keeps merging while the path is saturated.
+		 */
+		return DM_MAPIO_REQUEUE;
+	}
+	/* dm core attaches clones of the original's bios itself. */
+	clone->bio = NULL;
+	clone->biotail = NULL;
+	/* Let the path fail fast; another path may do better. */
+	clone->cmd_flags |= REQ_FAILFAST_TRANSPORT;
+
+	io->path = path;
+	atomic64_inc(&path->dispatched);
+	atomic64_inc(&rp->ops[io->op].mapped);
+	*clone_out = clone;
+
+	return DM_MAPIO_REMAPPED;
+}
+
+static void rqpath_release_clone(struct request *clone,
+				 union map_info *map_context)
+{
+	/*
+	 * A map context means dm core is still in the map path and hands the
+	 * clone back unsent: the path refused it as busy (or, rarely, dm core
+	 * could not prepare it).  The original is requeued and mapped again.
+	 */
+	if (map_context) {
+		struct rqpath_io *io = map_context->ptr;
+		struct rqpath *rp = io->path->rp;
+
+		atomic64_inc(&rp->ops[io->op].busy);
+		atomic64_inc(&rp->busy_since_completion);
+	}
+
+	blk_mq_free_request(clone);
+}
+
+static int rqpath_end_io(struct dm_target *ti, struct request *clone,
+			 blk_status_t error, union map_info *map_context)
+{
+	struct rqpath *rp = ti->private;
+	struct rqpath_io *io = map_context->ptr;
+	int r = DM_ENDIO_DONE;
+
+	atomic64_set(&rp->busy_since_completion, 0);
+	atomic64_inc(&rp->ops[io->op].completed);
+	if (error)
+		atomic64_inc(&rp->ops[io->op].errors);
+
+	/*
+	 * The clone has no bios left to resubmit (see dm-rq.c end_clone_bio),
+	 * so a retry on another path is a requeue of the original, which dm
+	 * core clones afresh.
+	 */
+	if (error && blk_path_error(error)) {
+		if (error == BLK_STS_RESOURCE)
+			r = DM_ENDIO_DELAY_REQUEUE;
+		else
+			r = DM_ENDIO_REQUEUE;
+
+		if (io->path)
+			rqpath_fail_path(rp, io->path);
+
+		if (rqpath_must_fail_io(rp))
+			r = DM_ENDIO_DONE;
+	}
+
+	if (r == DM_ENDIO_DONE)
+		rqpath_io_finished(rp, io);
+
+	return r;
+}
+
+/*
+ * A suspend with flush must not leave I/O waiting for a path, so queueing
+ * is off until resume; a noflush suspend keeps queueing (see
+ * rqpath_queueing()).
+ *
+ * Requests already waiting are not in flight as far as dm core's suspend is
+ * concerned: it would complete around them, and whether they were failed
+ * or still waited after resume would depend on whether they were mapped
+ * again before dm core quiesced the queue.  Map them now, which fails them.
+ */
+static void rqpath_presuspend(struct dm_target *ti)
+{
+	struct rqpath *rp = ti->private;
+	unsigned long flags;
+
+	if (dm_noflush_suspending(ti))
+		return;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	rp->queueing_paused = true;
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	rqpath_kick_queue(rp);
+	if (!wait_event_timeout(rp->waiting_drained,
+				!atomic_read(&rp->nr_waiting),
+				RQPATH_DRAIN_TIMEOUT))
+		DMWARN("%s: %d requests still wait for a path",
+		       dm_table_device_name(ti->table),
+		       atomic_read(&rp->nr_waiting));
+}
+
+static void rqpath_resume_queueing(struct dm_target *ti)
+{
+	struct rqpath *rp = ti->private;
+	unsigned long flags;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	rp->queueing_paused = false;
+	spin_unlock_irqrestore(&rp->lock, flags);
+}
+
+static void rqpath_set_queue_if_no_path(struct rqpath *rp, bool queue)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	rp->queue_if_no_path = queue;
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	/* Waiting requests only notice when they are mapped again. */
+	if (!queue)
+		rqpath_kick_queue(rp);
+}
+
+static void rqpath_reset_counters(struct rqpath *rp)
+{
+	unsigned int i;
+
+	/* in_flight is a gauge, not a counter: zeroing it would corrupt it. */
+	atomic64_set(&rp->busy_since_completion, 0);
+	atomic64_set(&rp->no_path_requeues, 0);
+	atomic64_set(&rp->no_clone_requeues, 0);
+	for (i = 0; i < RQPATH_NR_OPS; i++) {
+		atomic64_set(&rp->ops[i].mapped, 0);
+		atomic64_set(&rp->ops[i].busy, 0);
+		atomic64_set(&rp->ops[i].completed, 0);
+		atomic64_set(&rp->ops[i].errors, 0);
+	}
+	for (i = 0; i < rp->nr_paths; i++) {
+		atomic64_set(&rp->paths[i].fail_count, 0);
+		atomic64_set(&rp->paths[i].dispatched, 0);
+	}
+}
+
+static int rqpath_path_message(struct dm_target *ti, struct rqpath *rp,
+			       const char *cmd, const char *name)
+{
+	struct rqpath_path *path = NULL;
+	struct dm_dev *dev;
+	unsigned int i;
+	int r;
+
+	r = dm_get_device(ti, name, dm_table_get_mode(ti->table), &dev);
+	if (r) {
+		DMWARN("%s: %s: cannot get device %s",
+		       dm_table_device_name(ti->table), cmd, name);
+		return -EINVAL;
+	}
+	for (i = 0; i < rp->nr_paths; i++) {
+		if (rp->paths[i].dev->bdev == dev->bdev) {
+			path = &rp->paths[i];
+			break;
+		}
+	}
+	dm_put_device(ti, dev);
+
+	if (!path) {
+		DMWARN("%s: %s: %s is not a path of this target",
+		       dm_table_device_name(ti->table), cmd, name);
+		return -EINVAL;
+	}
+
+	if (!strcmp(cmd, "fail_path"))
+		rqpath_fail_path(rp, path);
+	else
+		rqpath_reinstate_path(rp, path);
+
+	return 0;
+}
+
+static int rqpath_message(struct dm_target *ti, unsigned int argc, char **argv,
+			  char *result, unsigned int maxlen)
+{
+	struct rqpath *rp = ti->private;
+	const char *cmd = argv[0];
+
+	if (!strcmp(cmd, "fail_path") ||
+	    !strcmp(cmd, "reinstate_path")) {
+		if (argc != 2) {
+			DMWARN("%s: %s needs exactly one device argument, got %u",
+			       dm_table_device_name(ti->table), cmd, argc - 1);
+			return -EINVAL;
+		}
+		return rqpath_path_message(ti, rp, cmd, argv[1]);
+	}
+
+	if (strcmp(cmd, "queue_if_no_path") &&
+	    strcmp(cmd, "fail_if_no_path") &&
+	    strcmp(cmd, "reset_counters")) {
+		DMWARN("%s: unrecognised message %s",
+		       dm_table_device_name(ti->table), cmd);
+		return -EINVAL;
+	}
+
+	if (argc != 1) {
+		DMWARN("%s: %s takes no arguments, got %u",
+		       dm_table_device_name(ti->table), cmd, argc - 1);
+		return -EINVAL;
+	}
+
+	if (!strcmp(cmd, "queue_if_no_path"))
+		rqpath_set_queue_if_no_path(rp, true);
+	else if (!strcmp(cmd, "fail_if_no_path"))
+		rqpath_set_queue_if_no_path(rp, false);
+	else
+		rqpath_reset_counters(rp);
+
+	return 0;
+}
+
+static void rqpath_status(struct dm_target *ti, status_type_t type,
+			  unsigned int status_flags, char *result,
+			  unsigned int maxlen)
+{
+	struct rqpath *rp = ti->private;
+	bool active[RQPATH_MAX_PATHS];
+	bool configured, queueing;
+	unsigned long flags;
+	unsigned int sz = 0;
+	unsigned int i;
+
+	/* One consistent snapshot of the states, not one per path. */
+	spin_lock_irqsave(&rp->lock, flags);
+	for (i = 0; i < rp->nr_paths; i++)
+		active[i] = rp->paths[i].active;
+	configured = rp->queue_if_no_path;
+	queueing = rp->queue_if_no_path && !rp->queueing_paused;
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	switch (type) {
+	case STATUSTYPE_INFO:
+		DMEMIT("%u", rp->nr_paths);
+		for (i = 0; i < rp->nr_paths; i++)
+			DMEMIT(" %s %c %llu %llu", rp->paths[i].dev->name,
+			       active[i] ? 'A' : 'F',
+			       rqpath_counter(&rp->paths[i].fail_count),
+			       rqpath_counter(&rp->paths[i].dispatched));
+		DMEMIT(" %u %lld %llu %llu %llu %u", queueing ? 1 : 0,
+		       (long long)atomic64_read(&rp->in_flight),
+		       rqpath_counter(&rp->busy_since_completion),
+		       rqpath_counter(&rp->no_path_requeues),
+		       rqpath_counter(&rp->no_clone_requeues),
+		       RQPATH_NR_OPS);
+		for (i = 0; i < RQPATH_NR_OPS; i++)
+			DMEMIT(" %s %llu %llu %llu %llu", rqpath_op_names[i],
+			       rqpath_counter(&rp->ops[i].mapped),
+			       rqpath_counter(&rp->ops[i].busy),
+			       rqpath_counter(&rp->ops[i].completed),
+			       rqpath_counter(&rp->ops[i].errors));
+		break;
+
+	case STATUSTYPE_TABLE:
+		DMEMIT("%u", rp->nr_paths);
+		for (i = 0; i < rp->nr_paths; i++)
+			DMEMIT(" %s", rp->paths[i].dev->name);
+		/* The setting in force after resume, so a reload keeps it. */
+		if (configured)
+			DMEMIT(" 1 queue_if_no_path");
+		else
+			DMEMIT(" 0");
+		break;
+
+	case STATUSTYPE_IMA:
+		DMEMIT_TARGET_NAME_VERSION(ti->type);
+		DMEMIT(",queue_if_no_path=%c,nr_paths=%u",
+		       configured ? 'y' : 'n', rp->nr_paths);
+		for (i = 0; i < rp->nr_paths; i++)
+			DMEMIT(",path_name_%u=%s,path_state_%u=%c",
+			       i, rp->paths[i].dev->name,
+			       i, active[i] ? 'A' : 'F');
+		DMEMIT(";");
+		break;
+	}
+}
+
+static int rqpath_iterate_devices(struct dm_target *ti,
+				  iterate_devices_callout_fn fn, void *data)
+{
+	struct rqpath *rp = ti->private;
+	unsigned int i;
+	int r = 0;
+
+	/* Every request may go to any path: each one must take all of it. */
+	for (i = 0; i < rp->nr_paths && !r; i++)
+		r = fn(ti, rp->paths[i].dev, 0, ti->len, data);
+
+	return r;
+}
+
+/*
+ * No .busy hook on purpose: dm core must hand every request to us so that
+ * each clone goes through blk_insert_cloned_request().
+ */
+static struct target_type rqpath_target = {
+	.name = "rqpath",
+	.version = {1, 0, 0},
+	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE,
+	.module = THIS_MODULE,
+	.ctr = rqpath_ctr,
+	.dtr = rqpath_dtr,
+	.clone_and_map_rq = rqpath_clone_and_map,
+	.release_clone_rq = rqpath_release_clone,
+	.rq_end_io = rqpath_end_io,
+	.presuspend = rqpath_presuspend,
+	.presuspend_undo = rqpath_resume_queueing,
+	.resume = rqpath_resume_queueing,
+	.status = rqpath_status,
+	.message = rqpath_message,
+	.iterate_devices = rqpath_iterate_devices,
+};
+
+static int __init dm_rqpath_init(void)
+{
+	int r;
+
+	r = dm_register_target(&rqpath_target);
+	if (r < 0)
+		DMERR("register failed %d", r);
+
+	return r;
+}
+
+static void __exit dm_rqpath_exit(void)
+{
+	dm_unregister_target(&rqpath_target);
+}
+
+module_init(dm_rqpath_init);
+module_exit(dm_rqpath_exit);
+
+MODULE_DESCRIPTION(DM_NAME " request-based round-robin path test target");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: accounting, exit codes, text and JSON rendering.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report.h"
+
+static struct rq_config cfg;
+static struct target_info tgt = {
+	.path = "/dev/\"odd\"\\name",
+	.type = "block",
+	.bytes = 1 << 20,
+	.lbs = 512,
+	.offset = 0,
+	.size = 1 << 20,
+	.nblocks = 256,
+};
+
+static int setup(void **state)
+{
+	(void)state;
+	cli_defaults(&cfg);
+	cfg.target = tgt.path;
+	cfg.max_report = 2;
+	return 0;
+}
+
+/* render with @fn into a malloc'ed string */
+static char *render(void (*fn)(FILE *, const struct report *),
+		    const struct report *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, r);
+	fclose(f);
+	return buf;
+}
+
+static void json_fn(FILE *f, const struct report *r)
+{
+	assert_int_equal(report_write_json(f, r), 0);
+}
+
+static struct bad_block stale_block(uint64_t block, struct sec_run *run)
+{
+	struct bad_block b = {
+		.gen = 2,
+		.block = block,
+		.lba = block * 8,
+		.nsect = 8,
+		.found_s = 0.5,
+		.cls = CLS_STALE,
+		.reread = CLS_STALE,
+		.runs = run,
+		.nruns = 1,
+	};
+
+	memset(run, 0, sizeof(*run));
+	run->count = 8;
+	run->kind = SK_STALE;
+	run->content = FMT_VALID;
+	run->hdr.lba = block * 8;
+	run->hdr.gen = 1;
+	run->hdr.seed = 9;
+	return b;
+}
+
+static void test_clean(void **state)
+{
+	struct report r;
+	char *s;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	assert_non_null(report_gen_begin(&r, 1));
+	assert_int_equal(report_result(&r), RES_CLEAN);
+	assert_int_equal(report_exit_code(report_result(&r)), 0);
+	s = render(json_fn, &r);
+	assert_non_null(strstr(s, "\"result\": \"clean\""));
+	assert_non_null(strstr(s, "\"first_bad_seconds\": null"));
+	assert_non_null(strstr(s, "\"bad_blocks\": []"));
+	/* the path is escaped */
+	assert_non_null(strstr(s, "\"path\": \"/dev/\\\"odd\\\"\\\\name\""));
+	free(s);
+	report_free(&r);
+}
+
+static void test_corruption_and_truncation(void **state)
+{
+	struct report r;
+	struct gen_stats *gs;
+	struct sec_run run;
+	struct bad_block b;
+	char *s;
+	int i;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	gs = report_gen_begin(&r, 2);
+	assert_non_null(gs);
+	for (i = 0; i < 3; i++) {
+		b = stale_block(10 + i, &run);
+		b.found_s = 0.5 + i;
+		if (i == 2)
+			b.reread = CLS_GOOD;	/* read path */
+		assert_int_equal(report_add_bad(&r, gs, &b), 0);
+	}
+	assert_true(gs->bad == 3 && r.total_bad == 3);
+	assert_true(r.cls[CLS_STALE] == 3);
+	assert_true(gs->on_disk == 2 && gs->read_path == 1);
+	assert_int_equal(r.nbad, 2);		/* --max-report 2 */
+	assert_true(r.have_first_bad && r.first_bad_s == 0.5);
+	assert_int_equal(report_result(&r), RES_CORRUPTION);
+	assert_int_equal(report_exit_code(RES_CORRUPTION), 1);
+
+	s = render(json_fn, &r);
+	assert_non_null(strstr(s, "\"result\": \"corruption\""));
+	assert_non_null(strstr(s, "\"first_bad_seconds\": 0.500000"));
+	assert_non_null(strstr(s, "\"bad_blocks_truncated\": true"));
+	assert_non_null(strstr(s, "\"class\": \"stale\""));
+	assert_non_null(strstr(s, "\"location\": \"on_disk\""));
+	assert_non_null(strstr(s, "{ \"first\": 0, \"count\": 8, \"kind\": \"stale\""));
+	free(s);
+
+	s = render(report_print_summary, &r);
+	assert_non_null(strstr(s, "bad blocks (3, showing 2):"));
+	assert_non_null(strstr(s, "gen 2 block 10 lba 80-87 (byte 40960): stale, re-read stale: on disk"));
+	assert_non_null(strstr(s, "    sectors 0-7: stale: generation 1\n"));
+	assert_non_null(strstr(s, "on disk 2, read path 1"));
+	free(s);
+	report_free(&r);
+}
+
+static void test_io_error_wins(void **state)
+{
+	struct io_error e = {
+		.gen = 1, .block = 3, .lba = 24, .op = IO_READ,
+		.res = -EIO, .len = 4096,
+	};
+	struct report r;
+	struct gen_stats *gs;
+	struct sec_run run;
+	struct bad_block b;
+	char *s;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	gs = report_gen_begin(&r, 1);
+	b = stale_block(1, &run);
+	report_add_bad(&r, gs, &b);
+	report_add_io_error(&r, gs, &e);
+	e.op = IO_WRITE;
+	e.res = 512;			/* short */
+	report_add_io_error(&r, gs, &e);
+	assert_true(gs->read_errors == 1 && gs->write_errors == 1);
+	assert_int_equal(report_result(&r), RES_IO_ERROR);
+	assert_int_equal(report_exit_code(RES_IO_ERROR), 3);
+
+	s = render(report_print_summary, &r);
+	assert_non_null(strstr(s, "read failed: Input/output error"));
+	assert_non_null(strstr(s, "short write: 512 of 4096 bytes"));
+	free(s);
+	s = render(json_fn, &r);
+	assert_non_null(strstr(s, "\"result\": \"io_error\""));
+	assert_non_null(strstr(s, "\"op\": \"read\", \"result\": -5"));
+	free(s);
+	report_free(&r);
+}
+
+static void test_setup_error(void **state)
+{
+	struct report r;
+	char *s;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	report_set_error(&r, RES_SETUP_ERROR, "cannot open %s", "x");
+	report_set_error(&r, RES_IO_ERROR, "second error is ignored");
+	assert_int_equal(report_result(&r), RES_SETUP_ERROR);
+	assert_int_equal(report_exit_code(RES_SETUP_ERROR), 3);
+	assert_string_equal(r.error, "cannot open x");
+	s = render(report_print_result, &r);
+	assert_non_null(strstr(s, "setup_error; cannot open x"));
+	assert_non_null(strstr(s, "exit 3"));
+	free(s);
+	report_free(&r);
+}
+
+static void test_describe(void **state)
+{
+	struct sec_run run;
+	char buf[256];
+
+	(void)state;
+	memset(&run, 0, sizeof(run));
+	run.count = 8;
+	run.kind = SK_MISPLACED;
+	run.content = FMT_VALID;
+	run.hdr.lba = 24;
+	run.hdr.block = 3;
+	run.hdr.block_sectors = 8;
+	run.hdr.gen = 2;
+	run.hdr.seed = 9;
+	report_describe_run(buf, sizeof(buf), &run, 9);
+	assert_string_equal(buf,
+		"misplaced: carries lba 24-31, block 3 sectors 0-7 of 8, generation 2");
+	run.kind = SK_STALE;
+	run.hdr.seed = 10;
+	report_describe_run(buf, sizeof(buf), &run, 9);
+	assert_string_equal(buf, "stale: generation 2, seed 10");
+	run.kind = SK_UNWRITTEN;
+	run.content = FMT_ZERO;
+	report_describe_run(buf, sizeof(buf), &run, 9);
+	assert_string_equal(buf, "unwritten: zero");
+	run.kind = SK_POISON;
+	run.content = FMT_POISON;
+	report_describe_run(buf, sizeof(buf), &run, 9);
+	assert_string_equal(buf, "unfilled: read poison");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean),
+		cmocka_unit_test(test_corruption_and_truncation),
+		cmocka_unit_test(test_io_error_wins),
+		cmocka_unit_test(test_setup_error),
+		cmocka_unit_test(test_describe),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, setup, NULL);
+}

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Command line parsing for rqpathctl.  Pure: it fills a struct rq_cli from
+ * argv and never prints, so the unit tests can check every form.
+ */
+#ifndef RQ_CLI_H
+#define RQ_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "rq_status.h"
+
+enum rq_exit {
+	RQ_EXIT_OK = 0,
+	RQ_EXIT_ERROR = 1,	/* device vanished, ioctl failed, bad status */
+	RQ_EXIT_USAGE = 2,
+	RQ_EXIT_LIVELOCK = 3,	/* watch: livelock detected */
+	RQ_EXIT_TIMEOUT = 4,	/* watch: --timeout without a decision */
+};
+
+enum rq_cmd {
+	RQ_CMD_NONE,		/* no subcommand: global --help/--version */
+	RQ_CMD_CREATE,
+	RQ_CMD_REMOVE,
+	RQ_CMD_STATUS,
+	RQ_CMD_TABLE,
+	RQ_CMD_FAIL_PATH,
+	RQ_CMD_REINSTATE_PATH,
+	RQ_CMD_MESSAGE,
+	RQ_CMD_WATCH,
+};
+
+#define RQ_NAME_MAX		127	/* DM_NAME_LEN - 1 */
+#define RQ_MESSAGE_MAX		1024
+#define RQ_WATCH_INTERVAL_MS	200
+#define RQ_WATCH_STALL_S	3.0
+
+struct rq_cli {
+	enum rq_cmd cmd;
+	bool help;		/* --help: print the usage of cmd and exit 0 */
+	bool version;
+	bool verbose;		/* -v before the subcommand: libdm debug log */
+	const char *name;
+	/* create */
+	unsigned int nr_paths;
+	const char *paths[RQ_MAX_PATHS];
+	bool queue_if_no_path;
+	/* fail-path, reinstate-path */
+	const char *path;
+	/* message: the words joined by single spaces */
+	char message[RQ_MESSAGE_MAX];
+	/* status */
+	bool json;
+	/* watch */
+	unsigned int interval_ms;
+	double stall_s;
+	bool has_timeout;
+	double timeout_s;
+	const char *json_file;
+	/* set when parsing fails */
+	char error[256];
+};
+
+/*
+ * Parse argv (argv[0] is the program).  Returns RQ_EXIT_OK, or
+ * RQ_EXIT_USAGE with cli->error set.
+ */
+int rq_cli_parse(int argc, char *const argv[], struct rq_cli *cli);
+
+const char *rq_cmd_name(enum rq_cmd cmd);
+
+/* Usage of one subcommand, or the overview for RQ_CMD_NONE. */
+void rq_cli_usage(FILE *out, enum rq_cmd cmd);
+
+/*
+ * Strict number parsers shared with the tests: decimal digits only, an
+ * optional fraction for seconds, no sign, no exponent, no trailing text.
+ */
+int rq_parse_uint(const char *text, unsigned int min, unsigned int max,
+		  unsigned int *out);
+int rq_parse_seconds(const char *text, double min, double max, double *out);
+
+#endif

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Livelock watchdog decision logic.  No I/O, no clock: see rq_watch.h.
+ *
+ * Three marks are kept on the series:
+ *   progress    the last sample at which completions moved;
+ *   spin_start  where the current livelock window starts: normally the
+ *               same as progress, but moved forward while busy is quiet,
+ *               so that a device that stalled first and started spinning
+ *               later gets a full stall_s of spinning before the verdict;
+ *   base        the first sample, or the first after a counter reset.
+ */
+#include "rq_watch.h"
+
+#include <string.h>
+
+/*
+ * Samples come from a timer; allow for the rounding of interval
+ * arithmetic (0.2 * 15 is not exactly 3.0) in "has stall_s elapsed".
+ */
+#define RQ_TIME_SLACK 1e-6
+
+void rq_watch_config_default(struct rq_watch_config *cfg, double stall_s,
+			     double interval_s)
+{
+	double quiet = stall_s / 2;
+
+	if (quiet < 2 * interval_s)
+		quiet = 2 * interval_s;
+	cfg->stall_s = stall_s;
+	cfg->busy_quiet_s = quiet;
+}
+
+void rq_watch_init(struct rq_watch_state *w, const struct rq_watch_config *cfg)
+{
+	memset(w, 0, sizeof(*w));
+	w->cfg = *cfg;
+	w->phase = RQ_PHASE_START;
+	w->verdict = RQ_VERDICT_NONE;
+}
+
+void rq_sample_from_status(struct rq_sample *s, const struct rq_status *st,
+			   double t)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->in_flight = st->in_flight;
+	s->total = rq_status_totals(st);
+	s->nr_ops = st->nr_ops_kept;
+	memcpy(s->ops, st->ops, sizeof(s->ops[0]) * st->nr_ops_kept);
+}
+
+static bool counter_went_down(const struct rq_op_counters *before,
+			      const struct rq_op_counters *after)
+{
+	return after->mapped < before->mapped || after->busy < before->busy ||
+	       after->completed < before->completed ||
+	       after->errors < before->errors;
+}
+
+static bool same_op_layout(const struct rq_sample *a, const struct rq_sample *b)
+{
+	unsigned int i;
+
+	if (a->nr_ops != b->nr_ops)
+		return false;
+	for (i = 0; i < a->nr_ops; i++)
+		if (strcmp(a->ops[i].name, b->ops[i].name))
+			return false;
+	return true;
+}
+
+/*
+ * Counters only grow, except after "reset_counters" (or a reloaded module
+ * with another op layout).  Deltas across such a point are meaningless, so
+ * the caller restarts every window instead of reading them.
+ */
+static bool counters_restarted(const struct rq_sample *prev,
+			       const struct rq_sample *s)
+{
+	unsigned int i;
+
+	if (s->t < prev->t || !same_op_layout(prev, s))
+		return true;
+	if (counter_went_down(&prev->total, &s->total))
+		return true;
+	for (i = 0; i < s->nr_ops; i++)
+		if (counter_went_down(&prev->ops[i], &s->ops[i]))
+			return true;
+	return false;
+}
+
+static void restart_windows(struct rq_watch_state *w,
+			    const struct rq_sample *s)
+{
+	w->base = *s;
+	w->progress = *s;
+	w->spin_start = *s;
+	w->last_busy_rise_t = s->t;
+	w->phase = RQ_PHASE_START;
+}
+
+static enum rq_verdict decide(struct rq_watch_state *w,
+			      const struct rq_sample *s)
+{
+	bool stall_elapsed, busy_rose_in_window;
+
+	if (s->total.busy > w->prev.total.busy)
+		w->last_busy_rise_t = s->t;
+
+	if (s->total.completed != w->progress.total.completed) {
+		w->progress = *s;
+		w->spin_start = *s;
+		w->phase = RQ_PHASE_PROGRESS;
+		return RQ_VERDICT_NONE;
+	}
+
+	if (s->t - w->last_busy_rise_t > w->cfg.busy_quiet_s) {
+		/* No progress, but no spin either: a stall, not a livelock. */
+		w->spin_start = *s;
+		w->phase = RQ_PHASE_STALLED;
+		return RQ_VERDICT_NONE;
+	}
+
+	busy_rose_in_window = s->total.busy > w->spin_start.total.busy;
+	w->phase = busy_rose_in_window ? RQ_PHASE_SPINNING : RQ_PHASE_STALLED;
+	stall_elapsed = s->t - w->spin_start.t + RQ_TIME_SLACK >= w->cfg.stall_s;
+	if (busy_rose_in_window && stall_elapsed) {
+		w->phase = RQ_PHASE_LIVELOCK;
+		return RQ_VERDICT_LIVELOCK;
+	}
+	return RQ_VERDICT_NONE;
+}
+
+enum rq_verdict rq_watch_feed_sample(struct rq_watch_state *w,
+				     const struct rq_sample *s)
+{
+	bool restarted;
+
+	if (w->verdict != RQ_VERDICT_NONE)
+		return w->verdict;
+
+	restarted = !w->nr_samples || counters_restarted(&w->prev, s);
+	if (restarted && w->nr_samples)
+		w->nr_resets++;
+	w->nr_samples++;
+	if (restarted)
+		restart_windows(w, s);
+
+	/* A drained device is done whatever its counters did. */
+	if (!s->in_flight) {
+		w->phase = RQ_PHASE_DRAINED;
+		w->verdict = RQ_VERDICT_DRAINED;
+	} else if (!restarted) {
+		w->verdict = decide(w, s);
+	}
+	w->prev = *s;
+	return w->verdict;
+}
+
+enum rq_verdict rq_watch_feed(struct rq_watch_state *w,
+			      const struct rq_status *sample, double t)
+{
+	struct rq_sample s;
+
+	rq_sample_from_status(&s, sample, t);
+	return rq_watch_feed_sample(w, &s);
+}
+
+double rq_watch_flat_seconds(const struct rq_watch_state *w)
+{
+	return w->nr_samples ? w->prev.t - w->progress.t : 0;
+}
+
+bool rq_watch_is_stalled(const struct rq_watch_state *w)
+{
+	return w->verdict == RQ_VERDICT_NONE && w->nr_samples &&
+	       w->prev.in_flight && w->phase == RQ_PHASE_STALLED &&
+	       rq_watch_flat_seconds(w) + RQ_TIME_SLACK >= w->cfg.stall_s;
+}
+
+double rq_watch_latency(const struct rq_watch_state *w)
+{
+	return w->prev.t - w->spin_start.t;
+}
+
+static uint64_t delta(uint64_t from, uint64_t to)
+{
+	return to >= from ? to - from : 0;
+}
+
+static void counters_delta(const struct rq_op_counters *from,
+			   const struct rq_op_counters *to,
+			   struct rq_op_counters *out)
+{
+	memcpy(out->name, to->name, sizeof(out->name));
+	out->mapped = delta(from->mapped, to->mapped);
+	out->busy = delta(from->busy, to->busy);
+	out->completed = delta(from->completed, to->completed);
+	out->errors = delta(from->errors, to->errors);
+}
+
+void rq_window_between(const struct rq_sample *from,
+		       const struct rq_sample *to, struct rq_window *out)
+{
+	unsigned int i;
+
+	memset(out, 0, sizeof(*out));
+	out->start_t = from->t;
+	out->end_t = to->t;
+	out->in_flight = to->in_flight;
+	counters_delta(&from->total, &to->total, &out->total);
+	out->nr_ops = to->nr_ops;
+	for (i = 0; i < to->nr_ops; i++) {
+		/* Same layout is guaranteed inside a window; be safe anyway. */
+		if (i < from->nr_ops &&
+		    !strcmp(from->ops[i].name, to->ops[i].name))
+			counters_delta(&from->ops[i], &to->ops[i], &out->ops[i]);
+		else
+			out->ops[i] = to->ops[i];
+	}
+}
+
+void rq_watch_report_window(const struct rq_watch_state *w,
+			    struct rq_window *out)
+{
+	const struct rq_sample *from = &w->base;
+
+	if (w->verdict == RQ_VERDICT_LIVELOCK)
+		from = &w->spin_start;
+	else if (rq_watch_is_stalled(w))
+		from = &w->progress;
+	rq_window_between(from, &w->prev, out);
+}
+
+unsigned int rq_window_stuck_ops(const struct rq_window *win,
+				 unsigned int idx[], unsigned int max)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < win->nr_ops && n < max; i++)
+		if (win->ops[i].busy && !win->ops[i].completed)
+			idx[n++] = i;
+	return n;
+}
+
+const char *rq_phase_name(enum rq_phase phase)
+{
+	switch (phase) {
+	case RQ_PHASE_START:
+		return "start";
+	case RQ_PHASE_PROGRESS:
+		return "progress";
+	case RQ_PHASE_SPINNING:
+		return "spinning";
+	case RQ_PHASE_STALLED:
+		return "stalled";
+	case RQ_PHASE_DRAINED:
+		return "drained";
+	case RQ_PHASE_LIVELOCK:
+		return "livelock";
+	}
+	return "?";
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The livelock watchdog's decision, as a pure function over a series of
+ * status samples.  The caller owns the clock and the I/O; this code only
+ * looks at counters and the times it is given, so the unit tests can feed
+ * it synthetic series.
+ *
+ * Livelock: requests are in flight, busy hand-backs (sum over ops of
+ * <busy>) keep rising, and completions (sum of <completed>) have not moved
+ * for stall_s seconds.  See README.md, "watch", for the full rule.
+ */
+#ifndef RQ_WATCH_H
+#define RQ_WATCH_H
+
+#include <stdbool.h>
+
+#include "rq_status.h"
+
+/* The counters of one status line at one time. */
+struct rq_sample {
+	double t;			/* seconds, any origin, never decreasing */
+	uint64_t in_flight;
+	struct rq_op_counters total;	/* sum over ops */
+	unsigned int nr_ops;
+	struct rq_op_counters ops[RQ_MAX_OPS];
+};
+
+struct rq_watch_config {
+	double stall_s;		/* completions flat this long: livelock */
+	/*
+	 * Busy must "keep rising": a stretch longer than this without a new
+	 * busy hand-back means the device merely stalls, and the livelock
+	 * window starts again when busy moves again.
+	 */
+	double busy_quiet_s;
+};
+
+enum rq_verdict {
+	RQ_VERDICT_NONE,	/* keep watching */
+	RQ_VERDICT_DRAINED,	/* in_flight reached 0 */
+	RQ_VERDICT_LIVELOCK,
+};
+
+/* What the last sample looked like; for progress lines and reports. */
+enum rq_phase {
+	RQ_PHASE_START,		/* first sample, or counters were reset */
+	RQ_PHASE_PROGRESS,	/* completions moved */
+	RQ_PHASE_SPINNING,	/* completions flat, busy rising */
+	RQ_PHASE_STALLED,	/* completions flat, busy flat */
+	RQ_PHASE_DRAINED,
+	RQ_PHASE_LIVELOCK,
+};
+
+struct rq_watch_state {
+	struct rq_watch_config cfg;
+	unsigned int nr_samples;
+	unsigned int nr_resets;		/* counters went down: window restarted */
+	enum rq_phase phase;
+	enum rq_verdict verdict;	/* sticky once not NONE */
+	struct rq_sample base;		/* first sample, or first after a reset */
+	struct rq_sample prev;		/* the latest sample */
+	struct rq_sample progress;	/* last sample where completions moved */
+	struct rq_sample spin_start;	/* start of the livelock window */
+	double last_busy_rise_t;
+};
+
+/* Deltas between two samples of the same op layout. */
+struct rq_window {
+	double start_t;
+	double end_t;
+	uint64_t in_flight;		/* at the end */
+	struct rq_op_counters total;
+	unsigned int nr_ops;
+	struct rq_op_counters ops[RQ_MAX_OPS];
+};
+
+/* Defaults for a sampling interval: busy may pause max(stall/2, 2 samples). */
+void rq_watch_config_default(struct rq_watch_config *cfg, double stall_s,
+			     double interval_s);
+
+void rq_watch_init(struct rq_watch_state *w, const struct rq_watch_config *cfg);
+
+void rq_sample_from_status(struct rq_sample *s, const struct rq_status *st,
+			   double t);
+
+enum rq_verdict rq_watch_feed_sample(struct rq_watch_state *w,
+				     const struct rq_sample *s);
+
+/* Convenience: rq_sample_from_status() then rq_watch_feed_sample(). */
+enum rq_verdict rq_watch_feed(struct rq_watch_state *w,
+			      const struct rq_status *sample, double t);
+
+/*
+ * In flight, completions flat for at least stall_s, busy flat too: no
+ * progress but no busy spin either.  Not a livelock; reported on timeout.
+ */
+bool rq_watch_is_stalled(const struct rq_watch_state *w);
+
+/* Seconds since completions last moved (or the window restarted). */
+double rq_watch_flat_seconds(const struct rq_watch_state *w);
+
+/* For a livelock: decision time minus the start of the stall window. */
+double rq_watch_latency(const struct rq_watch_state *w);
+
+/*
+ * The window a report should describe: the livelock window for a livelock,
+ * the no-progress window while stalled, else everything since the first
+ * sample (or the last counter reset).
+ */
+void rq_watch_report_window(const struct rq_watch_state *w,
+			    struct rq_window *out);
+
+void rq_window_between(const struct rq_sample *from,
+		       const struct rq_sample *to, struct rq_window *out);
+
+/*
+ * Ops whose busy rose while their completed stayed flat over the window.
+ * Fills idx[] with op indexes, returns how many (at most max).
+ */
+unsigned int rq_window_stuck_ops(const struct rq_window *win,
+				 unsigned int idx[], unsigned int max);
+
+const char *rq_phase_name(enum rq_phase phase);
+
+#endif

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rqpathctl: control tool for the rqpath device-mapper target.
+ *
+ * This file wires the pieces together: rq_cli parses the command line,
+ * rq_dm talks to device-mapper, rq_status parses what the target prints,
+ * rq_watch decides about livelocks and rq_format prints.  Only rq_dm (and
+ * rq_sys for block devices and the kernel log) touch the system.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rq_cli.h"
+#include "rq_dm.h"
+#include "rq_format.h"
+#include "rq_status.h"
+#include "rq_sys.h"
+#include "rq_watch.h"
+
+#define RQPATHCTL_VERSION "0.1"
+#define SECTOR_SHIFT 9
+/* Room for an error message that quotes a whole status line. */
+#define MSG_LEN 4096
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("rqpathctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return RQ_EXIT_ERROR;
+}
+
+/* Read and parse NAME's status; prints nothing, explains in err. */
+static enum rq_dm_result fetch_status(const char *name, struct rq_status *st,
+				      char *err, size_t errlen)
+{
+	struct rq_dm_target target;
+	enum rq_dm_result res;
+	char why[RQ_ERR_LEN];
+
+	res = rq_dm_read_target(name, false, &target, err, errlen);
+	if (res != RQ_DM_OK)
+		return res;
+	if (rq_status_parse(target.params, st, why, sizeof(why))) {
+		snprintf(err, errlen, "unparsable status line: %s; line: '%s'",
+			 why, target.params);
+		res = RQ_DM_FAILED;
+	}
+	rq_dm_target_free(&target);
+	return res;
+}
+
+static enum rq_dm_result fetch_table(const char *name, struct rq_table *table,
+				     char *err, size_t errlen)
+{
+	struct rq_dm_target target;
+	enum rq_dm_result res;
+	char why[RQ_ERR_LEN];
+
+	res = rq_dm_read_target(name, true, &target, err, errlen);
+	if (res != RQ_DM_OK)
+		return res;
+	if (rq_table_parse(target.params, table, why, sizeof(why))) {
+		snprintf(err, errlen, "unparsable table line: %s; line: '%s'",
+			 why, target.params);
+		res = RQ_DM_FAILED;
+	}
+	rq_dm_target_free(&target);
+	return res;
+}
+
+static int report_read_failure(const char *cmd, const char *name,
+			       enum rq_dm_result res, const char *err)
+{
+	if (res == RQ_DM_NOT_FOUND)
+		return fail("%s: no device named '%s'", cmd, name);
+	return fail("%s: %s: %s", cmd, name, err);
+}
+
+/* The table uses major:minor: no second lookup of the names by the kernel. */
+static int probe_paths(const struct rq_cli *cli,
+		       char devs[][RQ_DEV_LEN], uint64_t *sectors)
+{
+	char err[MSG_LEN];
+	unsigned int i;
+
+	*sectors = UINT64_MAX;
+	for (i = 0; i < cli->nr_paths; i++) {
+		struct rq_blockdev bdev;
+		uint64_t size;
+
+		if (rq_blockdev_probe(cli->paths[i], &bdev, err, sizeof(err)))
+			return fail("create: %s", err);
+		size = bdev.size_bytes >> SECTOR_SHIFT;
+		if (!size)
+			return fail("create: %s is empty", cli->paths[i]);
+		if (size < *sectors)
+			*sectors = size;
+		snprintf(devs[i], RQ_DEV_LEN, "%u:%u", bdev.major, bdev.minor);
+	}
+	return RQ_EXIT_OK;
+}
+
+/* The contract says the canonical table reads back as what was loaded. */
+static void check_table_readback(const char *name, const struct rq_cli *cli)
+{
+	struct rq_table table;
+	char err[MSG_LEN];
+
+	if (fetch_table(name, &table, err, sizeof(err)) != RQ_DM_OK) {
+		fprintf(stderr, "rqpathctl: create: warning: cannot read back "
+			"the table: %s\n", err);
+		return;
+	}
+	if (table.nr_paths != cli->nr_paths ||
+	    table.queue_if_no_path != cli->queue_if_no_path)
+		fprintf(stderr, "rqpathctl: create: warning: the table reads "
+			"back with %u paths, queue_if_no_path %d\n",
+			table.nr_paths, table.queue_if_no_path);
+}
+
+static int cmd_create(const struct rq_cli *cli)
+{
+	char devs[RQ_MAX_PATHS][RQ_DEV_LEN];
+	const char *dev_ptrs[RQ_MAX_PATHS];
+	char params[RQ_MAX_PATHS * (RQ_DEV_LEN + 1) + 64];
+	uint64_t sectors;
+	unsigned int i;
+
+	if (probe_paths(cli, devs, &sectors))
+		return RQ_EXIT_ERROR;
+	for (i = 0; i < cli->nr_paths; i++)
+		dev_ptrs[i] = devs[i];
+	if (rq_table_params_format(params, sizeof(params), cli->nr_paths,
+				   dev_ptrs, cli->queue_if_no_path))
+		return fail("create: cannot build the table");
+	if (rq_dm_create(cli->name, sectors, params))
+		return RQ_EXIT_ERROR;
+	check_table_readback(cli->name, cli);
+	printf("%s: created: 0 %" PRIu64 " rqpath %s\n", cli->name, sectors,
+	       params);
+	return RQ_EXIT_OK;
+}
+
+static int cmd_remove(const struct rq_cli *cli)
+{
+	if (rq_dm_remove(cli->name))
+		return RQ_EXIT_ERROR;
+	printf("%s: removed\n", cli->name);
+	return RQ_EXIT_OK;
+}
+
+static int cmd_status(const struct rq_cli *cli)
+{
+	struct rq_status st;
+	char err[MSG_LEN];
+	enum rq_dm_result res;
+
+	res = fetch_status(cli->name, &st, err, sizeof(err));
+	if (res != RQ_DM_OK)
+		return report_read_failure("status", cli->name, res, err);
+	if (cli->json)
+		rq_status_print_json(stdout, cli->name, &st);
+	else
+		rq_status_print_human(stdout, cli->name, &st);
+	return RQ_EXIT_OK;
+}
+
+static int cmd_table(const struct rq_cli *cli)
+{
+	struct rq_dm_target target;
+	char err[MSG_LEN];
+	enum rq_dm_result res;
+
+	res = rq_dm_read_target(cli->name, true, &target, err, sizeof(err));
+	if (res != RQ_DM_OK)
+		return report_read_failure("table", cli->name, res, err);
+	printf("%" PRIu64 " %" PRIu64 " rqpath %s\n", target.start,
+	       target.length, target.params);
+	rq_dm_target_free(&target);
+	return RQ_EXIT_OK;
+}
+
+/* rq_dm_message() explains its own failures. */
+static int send_message(const char *name, const char *text)
+{
+	return rq_dm_message(name, text) == RQ_DM_OK ? RQ_EXIT_OK :
+						       RQ_EXIT_ERROR;
+}
+
+/*
+ * fail_path/reinstate_path: check PATH against the live table first, so a
+ * typo gets a precise message instead of the kernel's bare EINVAL.
+ */
+static int cmd_path_message(const struct rq_cli *cli, const char *verb)
+{
+	const char *cmd = rq_cmd_name(cli->cmd);
+	unsigned int major, minor;
+	struct rq_table table;
+	char err[MSG_LEN];
+	char text[RQ_MESSAGE_MAX];
+	enum rq_dm_result res;
+
+	if (rq_resolve_dev(cli->path, &major, &minor)) {
+		/* Let the kernel judge what we cannot resolve here. */
+		snprintf(text, sizeof(text), "%s %s", verb, cli->path);
+	} else {
+		res = fetch_table(cli->name, &table, err, sizeof(err));
+		if (res != RQ_DM_OK)
+			return report_read_failure(cmd, cli->name, res, err);
+		if (!rq_table_has_dev(&table, major, minor))
+			return fail("%s: %s (%u:%u) is not a path of '%s'", cmd,
+				    cli->path, major, minor, cli->name);
+		snprintf(text, sizeof(text), "%s %u:%u", verb, major, minor);
+	}
+	if (send_message(cli->name, text))
+		return RQ_EXIT_ERROR;
+	printf("%s: %s\n", cli->name, text);
+	return RQ_EXIT_OK;
+}
+
+static int cmd_message(const struct rq_cli *cli)
+{
+	return send_message(cli->name, cli->message);
+}
+
+/* ---- watch -------------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: the sleep must end early to write the report. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(double when)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)when;
+	ts.tv_nsec = (long)((when - (double)ts.tv_sec) * 1e9);
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	/* EINTR ends the sleep; the caller looks at stop_signal. */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+struct watch_run {
+	const struct rq_cli *cli;
+	struct rq_watch_state state;
+	struct rq_sample last_printed;
+	enum rq_phase last_printed_phase;
+	bool printed_any;
+	char error[MSG_LEN];
+};
+
+/* One line per second, and at once when the phase changes. */
+static void maybe_print_progress(struct watch_run *run, bool force)
+{
+	const struct rq_watch_state *w = &run->state;
+	bool due = !run->printed_any || force ||
+		   w->phase != run->last_printed_phase ||
+		   w->prev.t - run->last_printed.t >= 1.0;
+
+	if (!due)
+		return;
+	rq_watch_print_progress(stdout, w,
+				run->printed_any ? &run->last_printed : NULL);
+	fflush(stdout);
+	run->last_printed = w->prev;
+	run->last_printed_phase = w->phase;
+	run->printed_any = true;
+}
+
+/* Take one sample; returns false with run->error set on failure. */
+static bool watch_sample(struct watch_run *run, double t,
+			 enum rq_verdict *verdict)
+{
+	struct rq_status st;
+	enum rq_dm_result res;
+
+	res = fetch_status(run->cli->name, &st, run->error,
+			   sizeof(run->error));
+	if (res == RQ_DM_NOT_FOUND)
+		snprintf(run->error, sizeof(run->error), "device vanished");
+	if (res != RQ_DM_OK)
+		return false;
+	*verdict = rq_watch_feed(&run->state, &st, t);
+	return true;
+}
+
+static enum rq_outcome watch_loop(struct watch_run *run, double t0)
+{
+	const struct rq_cli *cli = run->cli;
+	double interval = cli->interval_ms / 1000.0;
+	double next = t0;
+
+	for (;;) {
+		enum rq_verdict verdict = RQ_VERDICT_NONE;
+		double t = now_seconds() - t0;
+
+		if (!watch_sample(run, t, &verdict))
+			return RQ_OUTCOME_ERROR;
+		maybe_print_progress(run, verdict != RQ_VERDICT_NONE);
+		if (verdict == RQ_VERDICT_DRAINED)
+			return RQ_OUTCOME_DRAINED;
+		if (verdict == RQ_VERDICT_LIVELOCK)
+			return RQ_OUTCOME_LIVELOCK;
+		if (cli->has_timeout && t >= cli->timeout_s)
+			return rq_outcome_on_timeout(&run->state);
+		if (stop_signal)
+			return RQ_OUTCOME_INTERRUPTED;
+
+		/* Fixed ticks; after a slow ioctl, start again from now. */
+		next += interval;
+		if (next < now_seconds())
+			next = now_seconds();
+		if (cli->has_timeout && next > t0 + cli->timeout_s)
+			next = t0 + cli->timeout_s;
+		sleep_until(next);
+		if (stop_signal)
+			return RQ_OUTCOME_INTERRUPTED;
+	}
+}
+
+static int write_watch_json(const char *file, FILE *out,
+			    const struct rq_watch_summary *sum)
+{
+	rq_watch_print_json(out, sum);
+	if (ferror(out) | fclose(out))
+		return fail("watch: cannot write %s: %s", file,
+			    strerror(errno));
+	return RQ_EXIT_OK;
+}
+
+static void explain_outcome(const struct rq_watch_summary *sum)
+{
+	switch (sum->outcome) {
+	case RQ_OUTCOME_DRAINED:
+		break;
+	case RQ_OUTCOME_LIVELOCK:
+		fprintf(stderr, "rqpathctl: watch: livelock detected on '%s'\n",
+			sum->device);
+		break;
+	case RQ_OUTCOME_TIMEOUT:
+	case RQ_OUTCOME_STALL:
+		fprintf(stderr, "rqpathctl: watch: no decision on '%s' within "
+			"%.3g s (%s)\n", sum->device, sum->timeout_s,
+			rq_outcome_name(sum->outcome));
+		break;
+	case RQ_OUTCOME_ERROR:
+		fprintf(stderr, "rqpathctl: watch: '%s': %s\n", sum->device,
+			sum->error);
+		break;
+	case RQ_OUTCOME_INTERRUPTED:
+		fprintf(stderr, "rqpathctl: watch: interrupted\n");
+		break;
+	}
+}
+
+static int cmd_watch(const struct rq_cli *cli)
+{
+	static struct watch_run run;	/* ~10 KiB of samples: keep off stack */
+	struct rq_watch_config cfg;
+	struct rq_watch_summary sum;
+	FILE *json = NULL;
+	double t0;
+	int rc;
+
+	/* Open the JSON file first: a typo should not cost a whole run. */
+	if (cli->json_file && !(json = fopen(cli->json_file, "w")))
+		return fail("watch: cannot open %s: %s", cli->json_file,
+			    strerror(errno));
+
+	memset(&run, 0, sizeof(run));
+	run.cli = cli;
+	rq_watch_config_default(&cfg, cli->stall_s, cli->interval_ms / 1000.0);
+	rq_watch_init(&run.state, &cfg);
+	catch_stop_signals();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("watching %s: interval %u ms, stall %.3g s, busy may pause "
+	       "%.3g s", cli->name, cli->interval_ms, cfg.stall_s,
+	       cfg.busy_quiet_s);
+	if (cli->has_timeout)
+		printf(", timeout %.3g s", cli->timeout_s);
+	printf("\n");
+
+	t0 = now_seconds();
+	memset(&sum, 0, sizeof(sum));
+	sum.outcome = watch_loop(&run, t0);
+	sum.device = cli->name;
+	sum.elapsed_s = now_seconds() - t0;
+	sum.interval_ms = cli->interval_ms;
+	sum.has_timeout = cli->has_timeout;
+	sum.timeout_s = cli->timeout_s;
+	sum.error = sum.outcome == RQ_OUTCOME_ERROR ? run.error : NULL;
+	sum.state = &run.state;
+
+	if (run.state.nr_samples)
+		maybe_print_progress(&run, false);
+	rq_watch_print_report(stdout, &sum);
+	fflush(stdout);
+	explain_outcome(&sum);
+	rc = rq_outcome_exit_code(sum.outcome);
+	if (json && write_watch_json(cli->json_file, json, &sum))
+		rc = rc ? rc : RQ_EXIT_ERROR;
+	return rc;
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+static int run_command(const struct rq_cli *cli)
+{
+	switch (cli->cmd) {
+	case RQ_CMD_CREATE:
+		return cmd_create(cli);
+	case RQ_CMD_REMOVE:
+		return cmd_remove(cli);
+	case RQ_CMD_STATUS:
+		return cmd_status(cli);
+	case RQ_CMD_TABLE:
+		return cmd_table(cli);
+	case RQ_CMD_FAIL_PATH:
+		return cmd_path_message(cli, "fail_path");
+	case RQ_CMD_REINSTATE_PATH:
+		return cmd_path_message(cli, "reinstate_path");
+	case RQ_CMD_MESSAGE:
+		return cmd_message(cli);
+	case RQ_CMD_WATCH:
+		return cmd_watch(cli);
+	case RQ_CMD_NONE:
+		break;
+	}
+	rq_cli_usage(stderr, RQ_CMD_NONE);
+	return RQ_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	static struct rq_cli cli;
+
+	if (rq_cli_parse(argc, argv, &cli)) {
+		fprintf(stderr, "rqpathctl: %s\n", cli.error);
+		if (argc < 2)
+			rq_cli_usage(stderr, RQ_CMD_NONE);
+		else if (cli.cmd == RQ_CMD_NONE)
+			fprintf(stderr, "Try 'rqpathctl --help'.\n");
+		else
+			fprintf(stderr, "Try 'rqpathctl %s --help'.\n",
+				rq_cmd_name(cli.cmd));
+		return RQ_EXIT_USAGE;
+	}
+	if (cli.help) {
+		rq_cli_usage(stdout, cli.cmd);
+		return RQ_EXIT_OK;
+	}
+	if (cli.version) {
+		printf("rqpathctl %s\n", RQPATHCTL_VERSION);
+		return RQ_EXIT_OK;
+	}
+	rq_dm_init(cli.verbose);
+	return run_command(&cli);
+}

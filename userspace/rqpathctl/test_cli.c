@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: command line parsing (rq_cli.c), every subcommand's valid
+ * and invalid forms.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rq_cli.h"
+
+#define MAX_ARGS 48
+
+static struct rq_cli cli;	/* large; keep it off the cmocka stack */
+
+/* Split a command line on spaces; "''" stands for an empty argument. */
+static int parse_line(const char *line)
+{
+	static char buf[4096];
+	char *argv[MAX_ARGS];
+	int argc = 0;
+	char *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	argv[argc++] = "rqpathctl";
+	for (tok = strtok_r(buf, " ", &save); tok && argc < MAX_ARGS - 1;
+	     tok = strtok_r(NULL, " ", &save))
+		argv[argc++] = strcmp(tok, "''") ? tok : tok + 2;
+	argv[argc] = NULL;
+	return rq_cli_parse(argc, argv, &cli);
+}
+
+static void assert_ok(const char *line)
+{
+	if (parse_line(line) != RQ_EXIT_OK)
+		fail_msg("'%s' refused: %s", line, cli.error);
+}
+
+static void assert_usage_error(const char *line, const char *why)
+{
+	if (parse_line(line) != RQ_EXIT_USAGE)
+		fail_msg("'%s' accepted", line);
+	if (!strstr(cli.error, why))
+		fail_msg("'%s': error '%s' does not mention '%s'", line,
+			 cli.error, why);
+}
+
+/* ---- global --------------------------------------------------------- */
+
+static void global_help_and_version(void **state)
+{
+	(void)state;
+	assert_ok("--help");
+	assert_true(cli.help);
+	assert_int_equal(cli.cmd, RQ_CMD_NONE);
+	assert_ok("-h");
+	assert_true(cli.help);
+	assert_ok("help");
+	assert_true(cli.help);
+	assert_int_equal(cli.cmd, RQ_CMD_NONE);
+	assert_ok("help watch");
+	assert_true(cli.help);
+	assert_int_equal(cli.cmd, RQ_CMD_WATCH);
+	assert_ok("--version");
+	assert_true(cli.version);
+	assert_ok("-v status rq0");
+	assert_true(cli.verbose);
+	assert_int_equal(cli.cmd, RQ_CMD_STATUS);
+}
+
+static void global_errors(void **state)
+{
+	(void)state;
+	assert_usage_error("", "missing command");
+	assert_usage_error("-v", "missing command");
+	assert_usage_error("frob rq0", "unknown command 'frob'");
+	assert_usage_error("-x status rq0", "unknown option '-x'");
+	assert_usage_error("--json status rq0", "unknown option '--json'");
+	assert_usage_error("help frob", "unknown command 'frob'");
+	assert_usage_error("help watch status", "unexpected argument");
+}
+
+static void subcommand_help_wins(void **state)
+{
+	(void)state;
+	assert_ok("create --help");
+	assert_true(cli.help);
+	assert_int_equal(cli.cmd, RQ_CMD_CREATE);
+	assert_ok("watch rq0 --stall nonsense -h");
+	assert_true(cli.help);
+	assert_int_equal(cli.cmd, RQ_CMD_WATCH);
+	/* after "--" it is an argument, not a request for help */
+	assert_ok("message rq0 -- --help");
+	assert_false(cli.help);
+	assert_string_equal(cli.message, "--help");
+}
+
+/* ---- create ------------------------------------------------------------- */
+
+static void create_valid(void **state)
+{
+	(void)state;
+	assert_ok("create rq0 /dev/sdb");
+	assert_int_equal(cli.cmd, RQ_CMD_CREATE);
+	assert_string_equal(cli.name, "rq0");
+	assert_int_equal(cli.nr_paths, 1);
+	assert_string_equal(cli.paths[0], "/dev/sdb");
+	assert_false(cli.queue_if_no_path);
+
+	assert_ok("create rq0 /dev/sdb 8:32 --queue-if-no-path");
+	assert_int_equal(cli.nr_paths, 2);
+	assert_string_equal(cli.paths[1], "8:32");
+	assert_true(cli.queue_if_no_path);
+
+	assert_ok("create --queue-if-no-path rq0 /dev/sdb");
+	assert_true(cli.queue_if_no_path);
+	assert_string_equal(cli.name, "rq0");
+
+	assert_ok("create rq0 -- /dev/sdb");
+	assert_int_equal(cli.nr_paths, 1);
+}
+
+static void create_up_to_32_paths(void **state)
+{
+	char line[1024] = "create rq0";
+	unsigned int i;
+
+	(void)state;
+	for (i = 0; i < 32; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 " 8:%u", i * 16);
+	assert_ok(line);
+	assert_int_equal(cli.nr_paths, 32);
+	assert_string_equal(cli.paths[31], "8:496");
+	strcat(line, " 8:999");
+	assert_usage_error(line, "at most 32 paths");
+}
+
+static void create_invalid(void **state)
+{
+	char long_name[160];
+
+	(void)state;
+	assert_usage_error("create", "missing NAME");
+	assert_usage_error("create rq0", "missing PATH");
+	assert_usage_error("create --queue-if-no-path rq0", "missing PATH");
+	assert_usage_error("create rq0 /dev/sdb --bogus", "unknown option "
+			   "'--bogus'");
+	assert_usage_error("create rq0 /dev/sdb -q", "unknown option '-q'");
+	assert_usage_error("create rq0 /dev/sdb --queue-if-no-path=1",
+			   "takes no value");
+	assert_usage_error("create rq0 /dev/sdb --json", "unknown option");
+	assert_usage_error("create '' /dev/sdb", "must not be empty");
+	assert_usage_error("create a/b /dev/sdb", "/dev/mapper");
+	assert_usage_error("create .. /dev/sdb", "/dev/mapper");
+	assert_usage_error("create rq0 ''", "PATH");
+
+	memset(long_name, 'x', 128);
+	strcpy(long_name + 128, " /dev/sdb");
+	{
+		char line[200];
+
+		snprintf(line, sizeof(line), "create %s", long_name);
+		assert_usage_error(line, "longer than 127");
+	}
+}
+
+/* ---- remove, status, table ------------------------------------------------ */
+
+static void remove_status_table(void **state)
+{
+	(void)state;
+	assert_ok("remove rq0");
+	assert_int_equal(cli.cmd, RQ_CMD_REMOVE);
+	assert_string_equal(cli.name, "rq0");
+	assert_ok("status rq0");
+	assert_int_equal(cli.cmd, RQ_CMD_STATUS);
+	assert_false(cli.json);
+	assert_ok("status rq0 --json");
+	assert_true(cli.json);
+	assert_ok("status --json rq0");
+	assert_true(cli.json);
+	assert_ok("table rq0");
+	assert_int_equal(cli.cmd, RQ_CMD_TABLE);
+
+	assert_usage_error("remove", "missing NAME");
+	assert_usage_error("remove rq0 rq1", "unexpected argument 'rq1'");
+	assert_usage_error("remove rq0 --force", "unknown option");
+	assert_usage_error("status", "missing NAME");
+	assert_usage_error("status rq0 --json=yes", "takes no value");
+	assert_usage_error("status rq0 --stall 3", "unknown option '--stall'");
+	assert_usage_error("status rq0 extra", "unexpected argument");
+	assert_usage_error("table", "missing NAME");
+	assert_usage_error("table rq0 rq1", "unexpected argument");
+	assert_usage_error("table rq0 --json", "unknown option");
+}
+
+/* ---- fail-path, reinstate-path, message -------------------------------------- */
+
+static void path_messages(void **state)
+{
+	(void)state;
+	assert_ok("fail-path rq0 8:16");
+	assert_int_equal(cli.cmd, RQ_CMD_FAIL_PATH);
+	assert_string_equal(cli.path, "8:16");
+	assert_ok("reinstate-path rq0 /dev/sdc");
+	assert_int_equal(cli.cmd, RQ_CMD_REINSTATE_PATH);
+	assert_string_equal(cli.path, "/dev/sdc");
+
+	assert_usage_error("fail-path", "missing NAME");
+	assert_usage_error("fail-path rq0", "missing PATH");
+	assert_usage_error("fail-path rq0 8:16 8:32", "unexpected argument");
+	assert_usage_error("fail-path rq0 8:16 --now", "unknown option");
+	assert_usage_error("reinstate-path", "missing NAME");
+	assert_usage_error("reinstate-path rq0", "missing PATH");
+	assert_usage_error("reinstate-path rq0 ''", "PATH");
+}
+
+static void messages(void **state)
+{
+	(void)state;
+	assert_ok("message rq0 reset_counters");
+	assert_int_equal(cli.cmd, RQ_CMD_MESSAGE);
+	assert_string_equal(cli.message, "reset_counters");
+	assert_ok("message rq0 fail_path 8:16");
+	assert_string_equal(cli.message, "fail_path 8:16");
+
+	assert_usage_error("message", "missing NAME");
+	assert_usage_error("message rq0", "missing TEXT");
+	assert_usage_error("message rq0 fail_path ''", "empty word");
+	assert_usage_error("message rq0 --bogus", "unknown option");
+}
+
+static void message_too_long(void **state)
+{
+	static char line[RQ_MESSAGE_MAX + 64];
+	size_t used;
+
+	(void)state;
+	used = (size_t)snprintf(line, sizeof(line), "message rq0 ");
+	memset(line + used, 'a', RQ_MESSAGE_MAX);
+	line[used + RQ_MESSAGE_MAX] = '\0';
+	assert_usage_error(line, "longer than");
+}
+
+/* ---- watch ------------------------------------------------------------------- */
+
+static void watch_defaults(void **state)
+{
+	(void)state;
+	assert_ok("watch rq0");
+	assert_int_equal(cli.cmd, RQ_CMD_WATCH);
+	assert_int_equal(cli.interval_ms, 200);
+	assert_true(cli.stall_s == 3.0);
+	assert_false(cli.has_timeout);
+	assert_null(cli.json_file);
+}
+
+static void watch_options(void **state)
+{
+	(void)state;
+	assert_ok("watch rq0 --interval 50 --stall 1.5 --timeout 10 "
+		  "--json /tmp/w.json");
+	assert_int_equal(cli.interval_ms, 50);
+	assert_true(cli.stall_s == 1.5);
+	assert_true(cli.has_timeout);
+	assert_true(cli.timeout_s == 10.0);
+	assert_string_equal(cli.json_file, "/tmp/w.json");
+
+	assert_ok("watch --interval=100 --stall=.5 --timeout=2. rq0");
+	assert_int_equal(cli.interval_ms, 100);
+	assert_true(cli.stall_s == 0.5);
+	assert_true(cli.timeout_s == 2.0);
+	assert_string_equal(cli.name, "rq0");
+
+	/* the last of a repeated option wins */
+	assert_ok("watch rq0 --stall 2 --stall 4");
+	assert_true(cli.stall_s == 4.0);
+}
+
+struct bad_watch {
+	const char *args;
+	const char *why;
+};
+
+static const struct bad_watch bad_watches[] = {
+	{ "", "missing NAME" },
+	{ "rq0 rq1", "unexpected argument" },
+	{ "rq0 --interval", "needs a value" },
+	{ "rq0 --interval 0", "--interval '0'" },
+	{ "rq0 --interval -5", "--interval '-5'" },
+	{ "rq0 --interval abc", "--interval 'abc'" },
+	{ "rq0 --interval 1.5", "--interval '1.5'" },
+	{ "rq0 --interval 60001", "--interval '60001'" },
+	{ "rq0 --interval 99999999999999999999", "--interval" },
+	{ "rq0 --interval=", "--interval ''" },
+	{ "rq0 --stall", "needs a value" },
+	{ "rq0 --stall 0", "--stall '0'" },
+	{ "rq0 --stall -1", "--stall '-1'" },
+	{ "rq0 --stall 1e3", "--stall '1e3'" },
+	{ "rq0 --stall nan", "--stall 'nan'" },
+	{ "rq0 --stall inf", "--stall 'inf'" },
+	{ "rq0 --stall 3x", "--stall '3x'" },
+	{ "rq0 --stall 0x10", "--stall '0x10'" },
+	{ "rq0 --stall 1.2.3", "--stall '1.2.3'" },
+	{ "rq0 --stall .", "--stall '.'" },
+	{ "rq0 --stall 90000", "--stall '90000'" },
+	{ "rq0 --timeout", "needs a value" },
+	{ "rq0 --timeout 0", "--timeout '0'" },
+	{ "rq0 --timeout abc", "--timeout 'abc'" },
+	{ "rq0 --timeout -3", "--timeout '-3'" },
+	{ "rq0 --json", "needs a value" },
+	{ "rq0 --json ''", "needs a file name" },
+	{ "rq0 --bogus", "unknown option '--bogus'" },
+	{ "rq0 --queue-if-no-path", "unknown option" },
+};
+
+static void watch_invalid(void **state)
+{
+	char line[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad_watches) / sizeof(bad_watches[0]); i++) {
+		snprintf(line, sizeof(line), "watch %s", bad_watches[i].args);
+		assert_usage_error(line, bad_watches[i].why);
+	}
+}
+
+/* ---- number parsers ------------------------------------------------------------ */
+
+static void number_parsers(void **state)
+{
+	unsigned int u;
+	double d;
+
+	(void)state;
+	assert_int_equal(rq_parse_uint("200", 1, 1000, &u), 0);
+	assert_int_equal(u, 200);
+	assert_int_equal(rq_parse_uint("007", 1, 1000, &u), 0);
+	assert_int_equal(u, 7);
+	assert_int_equal(rq_parse_uint("", 0, 10, &u), -1);
+	assert_int_equal(rq_parse_uint(" 5", 0, 10, &u), -1);
+	assert_int_equal(rq_parse_uint("+5", 0, 10, &u), -1);
+	assert_int_equal(rq_parse_uint("11", 0, 10, &u), -1);
+	assert_int_equal(rq_parse_uint(NULL, 0, 10, &u), -1);
+
+	assert_int_equal(rq_parse_seconds("3", 0.001, 10, &d), 0);
+	assert_true(d == 3.0);
+	assert_int_equal(rq_parse_seconds("0.25", 0.001, 10, &d), 0);
+	assert_true(d == 0.25);
+	assert_int_equal(rq_parse_seconds("0.0005", 0.001, 10, &d), -1);
+	assert_int_equal(rq_parse_seconds("1,5", 0.001, 10, &d), -1);
+	assert_int_equal(rq_parse_seconds("1 ", 0.001, 10, &d), -1);
+	assert_int_equal(rq_parse_seconds("", 0.001, 10, &d), -1);
+}
+
+static void usage_texts(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	rq_cli_usage(out, RQ_CMD_NONE);
+	rq_cli_usage(out, RQ_CMD_WATCH);
+	rq_cli_usage(out, RQ_CMD_CREATE);
+	fclose(out);
+	assert_non_null(strstr(buf, "reinstate-path NAME PATH"));
+	assert_non_null(strstr(buf, "--stall SECONDS"));
+	assert_non_null(strstr(buf, "--queue-if-no-path"));
+	assert_non_null(strstr(buf, "RQPATHCTL_NOUDEV"));
+	free(buf);
+	assert_string_equal(rq_cmd_name(RQ_CMD_FAIL_PATH), "fail-path");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(global_help_and_version),
+		cmocka_unit_test(global_errors),
+		cmocka_unit_test(subcommand_help_wins),
+		cmocka_unit_test(create_valid),
+		cmocka_unit_test(create_up_to_32_paths),
+		cmocka_unit_test(create_invalid),
+		cmocka_unit_test(remove_status_table),
+		cmocka_unit_test(path_messages),
+		cmocka_unit_test(messages),
+		cmocka_unit_test(message_too_long),
+		cmocka_unit_test(watch_defaults),
+		cmocka_unit_test(watch_options),
+		cmocka_unit_test(watch_invalid),
+		cmocka_unit_test(number_parsers),
+		cmocka_unit_test(usage_texts),
+	};
+
+	return cmocka_run_group_tests_name("rq_cli", tests, NULL, NULL);
+}

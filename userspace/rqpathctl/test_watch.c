@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests: the watchdog's decision on synthetic counter series
+ * (rq_watch.c).  Times are computed as index * step, never accumulated,
+ * so the expected decision sample is exact.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rq_watch.h"
+
+enum { READ, WRITE, FLUSH, DISCARD, WRITE_ZEROES, OTHER, ZONE_APPEND };
+
+static const char *const op_names[] = {
+	"read", "write", "flush", "discard", "write_zeroes", "other",
+	"zone_append",
+};
+
+/* What the target would report at one moment. */
+struct counters {
+	unsigned int nr_ops;		/* 0 means the usual 6 */
+	uint64_t in_flight;
+	uint64_t busy[7];
+	uint64_t done[7];
+};
+
+static struct rq_watch_state w;	/* large; keep it off the cmocka stack */
+static struct rq_status status;
+
+static void start(double stall_s, double interval_s)
+{
+	struct rq_watch_config cfg;
+
+	rq_watch_config_default(&cfg, stall_s, interval_s);
+	rq_watch_init(&w, &cfg);
+}
+
+static enum rq_verdict feed(const struct counters *c, double t)
+{
+	unsigned int i, nr_ops = c->nr_ops ? c->nr_ops : 6;
+
+	memset(&status, 0, sizeof(status));
+	status.nr_paths = 1;
+	strcpy(status.paths[0].dev, "8:16");
+	status.in_flight = c->in_flight;
+	status.nr_ops = nr_ops;
+	status.nr_ops_kept = nr_ops;
+	for (i = 0; i < nr_ops; i++) {
+		strcpy(status.ops[i].name, op_names[i]);
+		status.ops[i].busy = c->busy[i];
+		status.ops[i].completed = c->done[i];
+		/* every clone mapped came back busy or completed */
+		status.ops[i].mapped = c->busy[i] + c->done[i];
+	}
+	return rq_watch_feed(&w, &status, t);
+}
+
+static void assert_near(double actual, double expected)
+{
+	if (actual < expected - 1e-9 || actual > expected + 1e-9)
+		fail_msg("expected %.9f, got %.9f", expected, actual);
+}
+
+/* ---- drained ---------------------------------------------------------- */
+
+static void drains_when_in_flight_reaches_zero(void **state)
+{
+	struct counters c = { .in_flight = 5 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i < 10; i++) {
+		c.done[WRITE] = (uint64_t)i;
+		c.busy[WRITE] = (uint64_t)i * 3;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	c.in_flight = 0;
+	assert_int_equal(feed(&c, 10 * 0.2), RQ_VERDICT_DRAINED);
+	assert_int_equal(w.phase, RQ_PHASE_DRAINED);
+}
+
+static void drained_from_the_first_sample(void **state)
+{
+	struct counters c = { .in_flight = 0 };
+
+	(void)state;
+	start(3, 0.2);
+	assert_int_equal(feed(&c, 0), RQ_VERDICT_DRAINED);
+}
+
+static void drained_wins_over_rising_busy(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i < 15; i++) {
+		c.busy[DISCARD] = (uint64_t)i * 100;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	/* This sample would complete a livelock window, but nothing waits. */
+	c.in_flight = 0;
+	c.busy[DISCARD] += 100;
+	assert_int_equal(feed(&c, 15 * 0.2), RQ_VERDICT_DRAINED);
+}
+
+/* ---- livelock ----------------------------------------------------------- */
+
+/*
+ * Reads complete until t = 1.0 s, then a discard is handed back busy 50
+ * times per sample and nothing completes: the verdict comes at exactly
+ * t = 1.0 + stall = 4.0 s and names discard alone.
+ */
+static void detects_discard_livelock_after_stall(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100; i++) {
+		c.done[READ] = i <= 5 ? (uint64_t)i : 5;
+		c.busy[DISCARD] = i > 5 ? (uint64_t)(i - 5) * 50 : 0;
+		v = feed(&c, i * 0.2);
+		if (v != RQ_VERDICT_NONE)
+			break;
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i, 20);
+	assert_near(rq_watch_latency(&w), 3.0);
+	assert_near(w.spin_start.t, 1.0);
+
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 1.0);
+	assert_near(win.end_t, 4.0);
+	assert_int_equal(win.in_flight, 1);
+	assert_int_equal(win.total.busy, 15 * 50);
+	assert_int_equal(win.total.completed, 0);
+	assert_int_equal(win.ops[DISCARD].busy, 15 * 50);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 1);
+	assert_string_equal(win.ops[stuck[0]].name, "discard");
+}
+
+static void livelock_from_the_first_sample(void **state)
+{
+	struct counters c = { .in_flight = 3, .done = { 7 } };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i < 15; i++) {
+		c.busy[WRITE] = (uint64_t)i * 10;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	c.busy[WRITE] = 150;
+	assert_int_equal(feed(&c, 15 * 0.2), RQ_VERDICT_LIVELOCK);
+	assert_near(rq_watch_latency(&w), 3.0);
+}
+
+static void names_every_stuck_op_in_kernel_order(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(2, 0.5);
+	/* write bounced while it still made progress: not stuck */
+	for (i = 0; i <= 4; i++) {
+		c.busy[WRITE] = (uint64_t)i;
+		c.done[WRITE] = (uint64_t)i * 10;
+		feed(&c, i * 0.5);
+	}
+	for (; i < 40 && v == RQ_VERDICT_NONE; i++) {
+		c.busy[WRITE_ZEROES] += 3;
+		c.busy[DISCARD] += 7;
+		v = feed(&c, i * 0.5);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	rq_watch_report_window(&w, &win);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 2);
+	assert_string_equal(win.ops[stuck[0]].name, "discard");
+	assert_string_equal(win.ops[stuck[1]].name, "write_zeroes");
+	assert_int_equal(win.ops[WRITE].busy, 0);
+}
+
+static void names_an_unknown_op(void **state)
+{
+	struct counters c = { .nr_ops = 7, .in_flight = 1 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.busy[ZONE_APPEND] = (uint64_t)i * 2;
+		v = feed(&c, i * 0.2);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	rq_watch_report_window(&w, &win);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 1);
+	assert_string_equal(win.ops[stuck[0]].name, "zone_append");
+}
+
+static void verdict_is_sticky(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+	int i;
+
+	(void)state;
+	start(1, 0.2);
+	for (i = 0; i <= 5; i++) {
+		c.busy[FLUSH] = (uint64_t)i;
+		feed(&c, i * 0.2);
+	}
+	assert_int_equal(w.verdict, RQ_VERDICT_LIVELOCK);
+	c.done[FLUSH] = 100;
+	c.in_flight = 0;
+	assert_int_equal(feed(&c, 9.0), RQ_VERDICT_LIVELOCK);
+	assert_near(w.prev.t, 1.0);
+	assert_int_equal(w.nr_samples, 6);
+}
+
+/*
+ * Irregular sampling: the verdict comes at the first sample at or after
+ * the stall, and the latency is measured from the last completion change.
+ */
+static void latency_runs_from_the_last_completion(void **state)
+{
+	struct counters c = { .in_flight = 4 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.7);
+	for (i = 0; i <= 30 && v == RQ_VERDICT_NONE; i++) {
+		c.done[WRITE] = i <= 3 ? (uint64_t)i * 4 : 12;
+		c.busy[WRITE] = (uint64_t)i * 9;
+		v = feed(&c, i * 0.7);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	/* completions last moved at 2.1 s; first sample >= 5.1 s is 5.6 s */
+	assert_near(w.prev.t, 8 * 0.7);
+	assert_near(w.spin_start.t, 3 * 0.7);
+	assert_near(rq_watch_latency(&w), 5 * 0.7);
+}
+
+/* ---- no false alarms ------------------------------------------------------ */
+
+/* Busy rising fast, one completion every 2 s, stall 3 s: never fires. */
+static void slow_progress_never_fires(void **state)
+{
+	struct counters c = { .in_flight = 8 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 300; i++) {
+		c.busy[WRITE] = (uint64_t)i * 100;
+		c.done[WRITE] = (uint64_t)(i / 10);
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_int_equal(w.nr_resets, 0);
+}
+
+/* Just inside and just outside the stall: the limit is where it says. */
+static void completion_gap_around_stall_limit(void **state)
+{
+	struct counters c = { .in_flight = 8 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 300; i++) {
+		c.busy[WRITE] = (uint64_t)i * 100;
+		c.done[WRITE] = (uint64_t)(i / 14);	/* every 2.8 s */
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+
+	start(3, 0.2);
+	memset(&c, 0, sizeof(c));
+	c.in_flight = 8;
+	for (i = 0; i <= 300 && v == RQ_VERDICT_NONE; i++) {
+		c.busy[WRITE] = (uint64_t)i * 100;
+		c.done[WRITE] = (uint64_t)(i / 16);	/* every 3.2 s */
+		v = feed(&c, i * 0.2);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i - 1, 15);	/* 3.0 s into the first gap */
+}
+
+/*
+ * reset_counters on a device that makes progress: for a long while after
+ * the reset, completed stays below its old value.  That must read as a
+ * restart, not as "completions flat" (nor as progress backwards).
+ */
+static void counter_reset_on_busy_device_is_no_alarm(void **state)
+{
+	struct counters c = { .in_flight = 6 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 150; i++) {
+		int since = i < 25 ? i : i - 25;
+
+		c.busy[WRITE] = (uint64_t)since * 10;
+		c.done[WRITE] = (uint64_t)since / 4;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_int_equal(w.nr_resets, 1);
+	assert_near(w.base.t, 25 * 0.2);
+}
+
+/* A reset while a livelock builds restarts its window. */
+static void counter_reset_restarts_the_window(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.busy[DISCARD] = i < 13 ? (uint64_t)i * 50 :
+					   (uint64_t)(i - 13) * 50;
+		v = feed(&c, i * 0.2);
+		if (v != RQ_VERDICT_NONE)
+			break;
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(w.nr_resets, 1);
+	assert_int_equal(i, 13 + 15);	/* 3 s after the reset at 2.6 s */
+	assert_near(rq_watch_latency(&w), 3.0);
+}
+
+static void op_layout_change_is_a_reset(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i < 10; i++) {
+		c.busy[READ] = (uint64_t)i;
+		feed(&c, i * 0.2);
+	}
+	c.nr_ops = 7;	/* module reloaded with a seventh op group */
+	c.busy[READ]++;
+	assert_int_equal(feed(&c, 10 * 0.2), RQ_VERDICT_NONE);
+	assert_int_equal(w.nr_resets, 1);
+	assert_int_equal(w.phase, RQ_PHASE_START);
+}
+
+static void time_going_back_is_a_reset(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+
+	(void)state;
+	start(3, 0.2);
+	feed(&c, 5.0);
+	c.busy[READ] = 1;
+	feed(&c, 4.0);
+	assert_int_equal(w.nr_resets, 1);
+}
+
+/* All paths failed with queueing: no progress, but busy flat. */
+static void flat_busy_is_a_stall_not_a_livelock(void **state)
+{
+	struct counters c = { .in_flight = 4 };
+	int i;
+
+	(void)state;
+	c.busy[WRITE] = 500;
+	c.done[WRITE] = 100;
+	start(3, 0.2);
+	for (i = 0; i <= 150; i++) {
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+		if (i == 14)
+			assert_false(rq_watch_is_stalled(&w));
+	}
+	assert_int_equal(w.phase, RQ_PHASE_STALLED);
+	assert_true(rq_watch_is_stalled(&w));
+	assert_near(rq_watch_flat_seconds(&w), 30.0);
+}
+
+/* A burst of busy at the start of the window, then quiet: a stall. */
+static void busy_burst_then_quiet_is_no_livelock(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 150; i++) {
+		c.busy[WRITE] = i <= 3 ? (uint64_t)i * 20 : 60;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_true(rq_watch_is_stalled(&w));
+}
+
+/*
+ * Stalled for 10 s, then busy starts rising: the livelock window starts
+ * when the spin does, so the verdict takes a full stall, not 0 s.
+ */
+static void spin_after_stall_gets_a_full_window(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	c.busy[WRITE] = 500;
+	c.done[WRITE] = 100;
+	start(3, 0.2);
+	for (i = 0; i <= 150; i++) {
+		if (i >= 50)
+			c.busy[WRITE] += 40;
+		v = feed(&c, i * 0.2);
+		if (v != RQ_VERDICT_NONE)
+			break;
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i, 49 + 15);
+	assert_near(rq_watch_latency(&w), 3.0);
+	assert_near(rq_watch_flat_seconds(&w), 64 * 0.2);
+}
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static void default_config(void **state)
+{
+	struct rq_watch_config cfg;
+
+	(void)state;
+	rq_watch_config_default(&cfg, 3, 0.2);
+	assert_near(cfg.stall_s, 3);
+	assert_near(cfg.busy_quiet_s, 1.5);
+	rq_watch_config_default(&cfg, 0.5, 0.2);
+	assert_near(cfg.busy_quiet_s, 0.4);
+	rq_watch_config_default(&cfg, 3, 2);
+	assert_near(cfg.busy_quiet_s, 4);
+}
+
+static void drained_report_covers_the_whole_watch(void **state)
+{
+	struct counters c = { .in_flight = 3 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 10; i++) {
+		c.done[READ] = (uint64_t)i * 2;
+		c.busy[READ] = (uint64_t)i;
+		c.in_flight = i == 10 ? 0 : 3;
+		feed(&c, i * 0.2);
+	}
+	assert_int_equal(w.verdict, RQ_VERDICT_DRAINED);
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 0);
+	assert_near(win.end_t, 2.0);
+	assert_int_equal(win.total.completed, 20);
+	assert_int_equal(win.total.busy, 10);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 0);
+}
+
+static void phase_names(void **state)
+{
+	(void)state;
+	assert_string_equal(rq_phase_name(RQ_PHASE_SPINNING), "spinning");
+	assert_string_equal(rq_phase_name(RQ_PHASE_STALLED), "stalled");
+	assert_string_equal(rq_phase_name(RQ_PHASE_LIVELOCK), "livelock");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(drains_when_in_flight_reaches_zero),
+		cmocka_unit_test(drained_from_the_first_sample),
+		cmocka_unit_test(drained_wins_over_rising_busy),
+		cmocka_unit_test(detects_discard_livelock_after_stall),
+		cmocka_unit_test(livelock_from_the_first_sample),
+		cmocka_unit_test(names_every_stuck_op_in_kernel_order),
+		cmocka_unit_test(names_an_unknown_op),
+		cmocka_unit_test(verdict_is_sticky),
+		cmocka_unit_test(latency_runs_from_the_last_completion),
+		cmocka_unit_test(slow_progress_never_fires),
+		cmocka_unit_test(completion_gap_around_stall_limit),
+		cmocka_unit_test(counter_reset_on_busy_device_is_no_alarm),
+		cmocka_unit_test(counter_reset_restarts_the_window),
+		cmocka_unit_test(op_layout_change_is_a_reset),
+		cmocka_unit_test(time_going_back_is_a_reset),
+		cmocka_unit_test(flat_busy_is_a_stall_not_a_livelock),
+		cmocka_unit_test(busy_burst_then_quiet_is_no_livelock),
+		cmocka_unit_test(spin_after_stall_gets_a_full_window),
+		cmocka_unit_test(default_config),
+		cmocka_unit_test(drained_report_covers_the_whole_watch),
+		cmocka_unit_test(phase_names),
+	};
+
+	return cmocka_run_group_tests_name("rq_watch", tests, NULL, NULL);
+}

@@ -1,0 +1,198 @@
+# shellcheck shell=sh
+# rqpath guest library: sourced by the guest init and by every scenario.
+# Runs under busybox sh inside the QEMU guest, never on the host.
+
+RQ_RESULTS=/dev/ttyS1
+RQ_SCENARIO_DIR=/rqpath/scenarios
+
+rq_log() { echo "[rqpath $(rq_now)] $*"; }
+
+# Seconds since boot, with centiseconds.
+rq_now() { cut -d' ' -f1 /proc/uptime; }
+
+rq_cmdline_arg() {
+	# shellcheck disable=SC2013 # the command line is words
+	for a in $(cat /proc/cmdline); do
+		case $a in "$1="*) echo "${a#*=}"; return 0 ;; esac
+	done
+	return 1
+}
+
+# --- results --------------------------------------------------------------
+# A scenario records details with rq_detail / rq_detail_json and ends with
+# exactly one rq_result VERDICT.  The line goes to the harness at once, so a
+# result survives whatever the kernel does afterwards.
+
+rq_detail() { # KEY STRING
+	jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' "$RQ_DETAILS" > "$RQ_DETAILS.new" &&
+		mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+}
+
+rq_detail_json() { # KEY JSON
+	if ! jq -c --arg k "$1" --argjson v "$2" '. + {($k): $v}' "$RQ_DETAILS" > "$RQ_DETAILS.new" 2>/dev/null; then
+		rq_log "detail $1 is not JSON: $2"
+		rq_detail "$1" "$2"
+		return
+	fi
+	mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+}
+
+rq_detail_file() { # KEY FILE [MAXLINES]: the file's last lines, as a JSON array
+	[ -r "$2" ] || return 0
+	rq_detail_json "$1" "$(tail -n "${3:-40}" "$2" | jq -R . | jq -s -c .)"
+}
+
+rq_result() { # VERDICT [REASON]
+	[ -n "${2:-}" ] && rq_detail reason "$2"
+	rq_kernel_log_check
+	jq -c --arg s "$RQ_SCENARIO" --arg v "$1" --arg st "$RQ_STAGE" \
+		--argjson t "$(echo "$(rq_now) $RQ_T0" | awk '{ printf "%.2f", $1 - $2 }')" \
+		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, details: .}' \
+		"$RQ_DETAILS" > /tmp/rq-result.json
+	echo "RQPATH-RESULT $(cat /tmp/rq-result.json)" > "$RQ_RESULTS"
+	rq_log "result $RQ_SCENARIO: $1 ${2:-}"
+	RQ_REPORTED=1
+}
+
+# Lines the kernel logged since the scenario started that no test may cause.
+rq_kernel_log_check() {
+	dmesg | tail -n +"$((RQ_DMESG_START + 1))" |
+		grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t:|Call Trace|kernel BUG|list_(add|del) corruption|UBSAN|KASAN' \
+		> /tmp/rq-kwarn.txt || true
+	if [ -s /tmp/rq-kwarn.txt ]; then
+		rq_detail_file kernel_warnings /tmp/rq-kwarn.txt 20
+	fi
+}
+
+rq_kernel_warned() { [ -s /tmp/rq-kwarn.txt ]; }
+
+# --- devices --------------------------------------------------------------
+
+# Load scsi_debug with the given parameters; wait for its disks.
+rq_scsi_debug_load() {
+	rq_modprobe scsi_debug "$@" || return 1
+	udev_settle_or_wait
+	rq_scsi_debug_disks > /dev/null || { rq_log "scsi_debug made no disk"; return 1; }
+}
+
+rq_modprobe() {
+	if ! modprobe "$@" 2>/tmp/rq-modprobe.err; then
+		rq_log "modprobe $* failed: $(cat /tmp/rq-modprobe.err)"
+		return 1
+	fi
+}
+
+# /dev names of the disks scsi_debug made, one per line.
+rq_scsi_debug_disks() {
+	found=1
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		case $(cat "$d/device/model") in
+		scsi_debug*)
+			echo "/dev/${d##*/}"
+			found=0 ;;
+		esac
+	done
+	return $found
+}
+
+# /dev names of QEMU's emulated disks (ATA or virtio-scsi "QEMU HARDDISK").
+rq_qemu_disks() { # [ATA|QEMU]
+	found=1
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		case "$(cat "$d/device/vendor") $(cat "$d/device/model")" in
+		*"QEMU HARDDISK"*)
+			if [ -z "${1:-}" ] || [ "$(tr -d ' ' < "$d/device/vendor")" = "$1" ]; then
+				echo "/dev/${d##*/}"
+				found=0
+			fi ;;
+		esac
+	done
+	return $found
+}
+
+rq_set_scheduler() { # DEV SCHED
+	echo "$2" > "/sys/block/${1##*/}/queue/scheduler" || return 1
+	grep -q "\[$2\]" "/sys/block/${1##*/}/queue/scheduler"
+}
+
+# Wait for udev to settle when it runs; otherwise give devtmpfs a moment.
+udev_settle_or_wait() {
+	if [ -e /run/udev/control ]; then
+		udevadm settle --timeout=30
+	else
+		sleep 0.2
+	fi
+}
+
+rq_udev_start() {
+	[ -e /run/udev/control ] && return 0
+	/lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/tmp/udevd.err ||
+		{ rq_log "udevd failed: $(cat /tmp/udevd.err)"; return 1; }
+	udevadm trigger --action=add --type=subsystems
+	udevadm trigger --action=add --type=devices
+	udevadm settle --timeout=30
+}
+
+# --- tracing --------------------------------------------------------------
+
+RQ_TRACE=/sys/kernel/tracing
+
+rq_trace_start() { # EVENT...
+	echo 0 > $RQ_TRACE/tracing_on
+	echo > $RQ_TRACE/trace
+	echo 16384 > $RQ_TRACE/buffer_size_kb
+	for e in "$@"; do
+		echo 1 > "$RQ_TRACE/events/block/$e/enable" || return 1
+	done
+	echo 1 > $RQ_TRACE/tracing_on
+}
+
+rq_trace_stop() { # OUTFILE
+	echo 0 > $RQ_TRACE/tracing_on
+	cat $RQ_TRACE/trace > "$1"
+	for e in "$RQ_TRACE"/events/block/*/enable; do echo 0 > "$e"; done
+	echo > $RQ_TRACE/trace
+}
+
+# --- main -------------------------------------------------------------------
+
+rq_run_scenario() { # NAME
+	RQ_SCENARIO=$1
+	RQ_DETAILS=/tmp/rq-details.json
+	RQ_REPORTED=0
+	RQ_T0=$(rq_now)
+	RQ_DMESG_START=$(dmesg | wc -l)
+	echo '{}' > "$RQ_DETAILS"
+	rm -f /tmp/rq-kwarn.txt
+	echo "RQPATH-START $RQ_SCENARIO" > "$RQ_RESULTS"
+	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"
+	if [ ! -r "$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh" ]; then
+		rq_result error "no such scenario in the guest image"
+		return
+	fi
+	# Each scenario runs in a subshell so that its variables, traps and
+	# working directory cannot leak into the next one.
+	(
+		# shellcheck source=/dev/null
+		. "$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh"
+		scenario_run
+		[ "$RQ_REPORTED" = 1 ] || rq_result error "scenario ended without a verdict"
+	)
+}
+
+rq_boot_main() {
+	RQ_STAGE=$(rq_cmdline_arg rqpath.stage || echo unknown)
+	export RQ_STAGE
+	echo "RQPATH-BOOTED stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" > "$RQ_RESULTS"
+	rq_log "booted stage $RQ_STAGE, $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus, $(rq_now)s"
+	for s in $(rq_cmdline_arg rqpath.scenarios | tr ',' ' '); do
+		rq_run_scenario "$s"
+	done
+	if [ "$(rq_cmdline_arg rqpath.shell)" = 1 ]; then
+		setsid cttyhack sh
+	fi
+	echo "RQPATH-DONE" > "$RQ_RESULTS"
+	rq_log "all scenarios done"
+}

@@ -82,11 +82,12 @@ class Stage:
                                    stdout=f, check=True)
                     find.wait()
                 # The kernel unpacks concatenated newc archives in order.
-                with open(out + ".tmp", "wb") as f:
+                tmp_out = f"{out}.tmp.{os.getpid()}"
+                with open(tmp_out, "wb") as f:
                     for part in (base_cpio, mods):
                         with open(part, "rb") as p:
                             shutil.copyfileobj(p, f, 1 << 20)
-                os.rename(out + ".tmp", out)
+                os.rename(tmp_out, out)
         self.initramfs = out
 
 

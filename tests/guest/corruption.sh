@@ -28,23 +28,28 @@ rq_busy_disk_load() {
 
 RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_insert block_rq_complete block_bio_frontmerge block_bio_backmerge"
 
-# rq_targeted_workload DEV: run rqcheck under block tracing, report the
-# verdict with the bad blocks and the trace lines that explain them.
+# rq_targeted_workload DEV: run rqcheck under block tracing; record the
+# figures, the bad blocks and the trace lines that explain them.  Prints
+# the verdict (clean, corrupted or error) for the caller to report.
 rq_targeted_workload() {
 	dev=$1
 	rq_detail scsi_debug_params "$RQ_BUSY_DISK_PARAMS"
 	rq_detail rqcheck_args "$RQ_TARGETED_ARGS"
 	# shellcheck disable=SC2086
-	rq_trace_start $RQ_TRACE_EVENTS || { rq_result error "cannot enable block tracepoints"; return; }
+	if ! rq_trace_start $RQ_TRACE_EVENTS; then
+		rq_detail reason "cannot enable block tracepoints"
+		echo error
+		return
+	fi
 	# shellcheck disable=SC2086
 	rqcheck $RQ_TARGETED_ARGS --json /tmp/rqcheck.json "$dev" > /tmp/rqcheck.txt 2>&1
 	rc=$?
 	rq_trace_stop /tmp/trace.txt
-	rq_report_rqcheck "$rc" /tmp/rqcheck.json /tmp/rqcheck.txt /tmp/trace.txt
+	rq_rqcheck_verdict "$rc" /tmp/rqcheck.json /tmp/rqcheck.txt /tmp/trace.txt
 }
 
-# rq_report_rqcheck EXIT JSON TEXT TRACE: verdict and evidence from one run.
-rq_report_rqcheck() {
+# rq_rqcheck_verdict EXIT JSON TEXT TRACE: details and verdict of one run.
+rq_rqcheck_verdict() {
 	rc=$1 json=$2 text=$3 trace=$4
 	rq_detail_json rqcheck_exit "$rc"
 	if [ -s "$json" ] && jq -e . "$json" > /dev/null 2>&1; then
@@ -53,17 +58,21 @@ rq_report_rqcheck() {
 			bad_blocks: [.bad_blocks[:16][] | {lba, lba_last, class, reread_class, location}]}' "$json")"
 	fi
 	case $rc in
-	0)	rq_result clean ;;
+	0)	echo clean ;;
 	1)	rq_trace_evidence "$json" "$trace"
-		rq_result corrupted "$(jq -r '"\(.totals.bad) bad blocks, first after \(.first_bad_seconds)s"' "$json")" ;;
+		rq_detail reason "$(jq -r '"\(.totals.bad) bad blocks, first after \(.first_bad_seconds)s"' "$json")"
+		echo corrupted ;;
 	*)	rq_detail_file rqcheck_output "$text" 20
-		rq_result error "rqcheck failed (exit $rc)" ;;
+		rq_detail reason "rqcheck failed (exit $rc)"
+		echo error ;;
 	esac
 }
 
-# For the first bad blocks, the block tracepoint lines about their sectors:
-# the front merge of the lost bio into a request that had been requeued,
-# and that request's issue and completion.
+# For the first bad blocks, the block tracepoint lines that explain them:
+# the request for the block behind the lost one (sector "next") failing to
+# issue and being requeued, the lost bio's front merge into it, and the
+# merged request's issue and completion, which credits the front bio with
+# the bytes of the original part.
 rq_trace_evidence() {
 	json=$1 trace=$2
 	[ -s "$trace" ] || return 0
@@ -71,9 +80,22 @@ rq_trace_evidence() {
 	: > /tmp/evidence.txt
 	while read -r first last; do
 		next=$((last + 1))
-		echo "--- bad sectors $first..$last (the request it merged into started at $next)" >> /tmp/evidence.txt
-		grep -E "( $first \+ | $next \+ )" "$trace" | grep -v block_rq_insert |
-			sed 's/^ *//' | head -n 12 >> /tmp/evidence.txt
+		echo "--- bad sectors $first..$last; the request it merged into started at $next" >> /tmp/evidence.txt
+		# the last front merge of the lost bio, and the events around it
+		awk -v first="$first" -v next_="$next" '
+			/block_bio_frontmerge/ && index($0, " " first " + ") { fm = NR }
+			{ line[NR] = $0 }
+			END {
+				if (!fm) { print "(no front merge of this sector in the trace)"; exit }
+				for (i = fm - 400; i <= fm + 400; i++) {
+					if (i < 1 || !(i in line)) continue
+					l = line[i]
+					if (index(l, " " first " + ") || index(l, " " next_ " + ")) {
+						if (i < fm && l !~ /block_rq_requeue|block_rq_issue/) continue
+						sub(/^ +/, "", l); print l
+					}
+				}
+			}' "$trace" | tail -n 8 >> /tmp/evidence.txt
 	done < /tmp/bad-lbas.txt
 	rq_detail_file trace_evidence /tmp/evidence.txt 60
 	rq_detail_json trace_counts "$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^block_/) { sub(":", "", $i); n[$i]++ } }

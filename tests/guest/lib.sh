@@ -70,6 +70,11 @@ rq_kernel_warned() { [ -s /tmp/rq-kwarn.txt ]; }
 
 # Load scsi_debug with the given parameters; wait for its disks.
 rq_scsi_debug_load() {
+	# A scsi_debug left loaded would keep its old parameters: refuse.
+	if [ -d /sys/module/scsi_debug ]; then
+		rq_log "scsi_debug is already loaded (a previous scenario left it)"
+		return 1
+	fi
 	rq_modprobe scsi_debug "$@" || return 1
 	udev_settle_or_wait
 	rq_scsi_debug_disks > /dev/null || { rq_log "scsi_debug made no disk"; return 1; }
@@ -110,6 +115,25 @@ rq_qemu_disks() { # [ATA|QEMU]
 		esac
 	done
 	return $found
+}
+
+# rq_dm_node NAME: make sure /dev/mapper/NAME exists and print it.  Without
+# udevd, dmsetup leaves node creation to "dmsetup mknodes".
+rq_dm_node() {
+	[ -b "/dev/mapper/$1" ] || dmsetup mknodes "$1" > /dev/null 2>&1
+	[ -b "/dev/mapper/$1" ] || return 1
+	echo "/dev/mapper/$1"
+}
+
+# Kernel name (dm-N) of the device-mapper device NAME.
+rq_dm_blkname() {
+	for d in /sys/block/dm-*; do
+		if [ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+	return 1
 }
 
 rq_set_scheduler() { # DEV SCHED
@@ -180,6 +204,38 @@ rq_run_scenario() { # NAME
 		scenario_run
 		[ "$RQ_REPORTED" = 1 ] || rq_result error "scenario ended without a verdict"
 	)
+	rq_cleanup
+}
+
+# Leave the guest as a scenario found it, whatever the scenario did: stop
+# what it may have left running, remove its dm devices, unload its
+# modules.  What cannot be undone is logged; the next scenario's own
+# checks (rq_scsi_debug_load refuses a stale scsi_debug) turn it into an
+# error rather than a silently different setup.
+rq_cleanup() {
+	for p in rqcheck fio rqpathctl dd blkdiscard; do
+		pkill -KILL -x "$p" 2>/dev/null
+	done
+	if pidof multipathd > /dev/null; then
+		multipathd disablequeueing maps > /dev/null 2>&1
+		multipath -F > /dev/null 2>&1
+		multipathd shutdown > /dev/null 2>&1
+		sleep 0.5
+	fi
+	grep -E ' /mnt' /proc/mounts | while read -r _ mnt _; do umount "$mnt" 2>/dev/null; done
+	for d in /sys/block/dm-*/dm/name; do
+		[ -e "$d" ] || continue
+		dmsetup message "$(cat "$d")" 0 fail_if_no_path > /dev/null 2>&1
+	done
+	dmsetup remove_all > /dev/null 2>&1
+	for m in dm_rqpath dm_round_robin dm_multipath scsi_debug; do
+		if [ -d "/sys/module/$m" ] && ! rmmod "$m" 2>/dev/null; then
+			rq_log "cleanup: cannot unload $m after $RQ_SCENARIO"
+		fi
+	done
+	dmsetup ls 2>/dev/null | grep -v '^No devices' | while read -r name _; do
+		rq_log "cleanup: device-mapper device $name left after $RQ_SCENARIO"
+	done
 }
 
 rq_boot_main() {

@@ -13,6 +13,7 @@ scenario_run() {
 	disk=$(rq_scsi_debug_disks | head -n1)
 	rq_set_scheduler "$disk" none || { rq_result error "cannot set scheduler none"; return; }
 	rq_detail disk "$disk"
-	rq_targeted_workload "$disk"
+	verdict=$(rq_targeted_workload "$disk")
 	rmmod scsi_debug || rq_log "rmmod scsi_debug failed"
+	rq_result "$verdict"
 }

@@ -98,6 +98,82 @@ rq_trace_evidence() {
 			}' "$trace" | tail -n 8 >> /tmp/evidence.txt
 	done < /tmp/bad-lbas.txt
 	rq_detail_file trace_evidence /tmp/evidence.txt 60
-	rq_detail_json trace_counts "$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^block_/) { sub(":", "", $i); n[$i]++ } }
-		END { printf "{"; s = ""; for (e in n) { printf "%s\"%s\": %d", s, e, n[e]; s = ", " } printf "}" }' "$trace")"
+	rq_detail_json trace_counts "$(rq_trace_counts "$trace")"
+}
+
+# rq_trace_counts TRACE: {"block_rq_issue": N, ...} for one trace.
+rq_trace_counts() {
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^block_/) { sub(":", "", $i); n[$i]++ } }
+		END { printf "{"; s = ""; for (e in n) { printf "%s\"%s\": %d", s, e, n[e]; s = ", " } printf "}" }' "$1"
+}
+
+# The ext4 workload: two fio jobs at once on a fresh ext4, in the spirit
+# of the fio verify job that found the bug upstream.
+#   buffered  4 KiB random writes through the page cache, fsync every 16
+#   direct    4 KiB O_DIRECT writes walking backwards through a laid-out
+#             file (contiguous on disk), 16 in flight, one per io_submit()
+#             so nothing is plugged: each bio lies right in front of the
+#             one before it
+# Both write first, then, after the page cache was dropped, read back and
+# verify (crc32c).  Then e2fsck -fn on the unmounted filesystem.
+RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify_fatal=0 --group_reporting=0
+ --name=buffered --size=4m --rw=randwrite --ioengine=psync --fsync=16
+ --name=direct --size=8m --rw=write:-8k --direct=1 --ioengine=libaio --iodepth=16 --iodepth_batch_submit=1"
+
+# rq_ext4_workload DEV: mkfs, the fio jobs, e2fsck; prints the verdict.
+rq_ext4_workload() {
+	dev=$1
+	rq_detail fio_jobs "$(echo "$RQ_EXT4_FIO" | tr '\n' ' ')"
+	if ! mkfs.ext4 -q -F -b 4096 "$dev" > /tmp/mkfs.txt 2>&1; then
+		rq_detail_file mkfs_output /tmp/mkfs.txt 10
+		rq_detail reason "mkfs.ext4 failed"
+		echo error
+		return
+	fi
+	mkdir -p /mnt/rq
+	mount -t ext4 "$dev" /mnt/rq || { rq_detail reason "mount failed"; echo error; return; }
+	t0=$(rq_now)
+	# shellcheck disable=SC2086
+	rq_trace_start $RQ_TRACE_EVENTS || rq_log "no block tracing"
+	# shellcheck disable=SC2086
+	fio $RQ_EXT4_FIO --do_verify=0 --output-format=json --output=/tmp/fio-write.json > /dev/null 2>&1
+	write_rc=$?
+	sync
+	echo 3 > /proc/sys/vm/drop_caches
+	# shellcheck disable=SC2086
+	fio $RQ_EXT4_FIO --verify_only=1 --output-format=json --output=/tmp/fio-verify.json > /tmp/fio-verify.err 2>&1
+	verify_rc=$?
+	rq_detail_json workload_seconds "$(echo "$(rq_now) $t0" | awk '{ printf "%.2f", $1 - $2 }')"
+	umount /mnt/rq || rq_log "umount /mnt/rq failed"
+	rq_trace_stop /tmp/trace.txt
+	rq_detail_json trace_counts "$(rq_trace_counts /tmp/trace.txt)"
+	e2fsck -fn "$dev" > /tmp/e2fsck.txt 2>&1
+	fsck_rc=$?
+	rq_detail_json fio_write_exit "$write_rc"
+	rq_detail_json fio_verify_exit "$verify_rc"
+	rq_detail_json e2fsck_exit "$fsck_rc"
+	for f in /tmp/fio-write.json /tmp/fio-verify.json; do
+		# fio may print warnings before its JSON
+		sed -n '/^{/,$p' "$f" > "$f.clean"
+	done
+	rq_detail_json fio_verify_errors "$(jq -c '[.jobs[] | {(.jobname): .error}] | add' /tmp/fio-verify.json.clean 2>/dev/null || echo null)"
+	rq_detail_json fio_write_errors "$(jq -c '[.jobs[] | {(.jobname): .error}] | add' /tmp/fio-write.json.clean 2>/dev/null || echo null)"
+	rq_detail_json fio_verify_failures "$(grep -c '^verify:' /tmp/fio-verify.err)"
+	grep -E 'verify|bad|crc' /tmp/fio-verify.err | head -n 8 > /tmp/fio-verify-msgs.txt
+	rq_detail_file fio_verify_messages /tmp/fio-verify-msgs.txt 8
+	dmesg | tail -n +"$((RQ_DMESG_START + 1))" | grep -E 'EXT4-fs (error|warning)|JBD2' | head -n 8 > /tmp/ext4-errors.txt
+	rq_detail_file ext4_errors /tmp/ext4-errors.txt 8
+	[ "$fsck_rc" = 0 ] || rq_detail_file e2fsck_output /tmp/e2fsck.txt 12
+	if [ "$write_rc" != 0 ] && ! grep -q . /tmp/fio-write.json.clean; then
+		rq_detail reason "fio did not run"
+		echo error
+	elif [ "$verify_rc" != 0 ] || [ "$fsck_rc" != 0 ] || [ -s /tmp/ext4-errors.txt ]; then
+		rq_detail reason "fio verify exit $verify_rc, e2fsck exit $fsck_rc, $(wc -l < /tmp/ext4-errors.txt) ext4 errors"
+		echo corrupted
+	elif [ "$write_rc" != 0 ]; then
+		rq_detail reason "fio write phase failed (exit $write_rc)"
+		echo error
+	else
+		echo clean
+	fi
 }

@@ -1,0 +1,22 @@
+# shellcheck shell=sh
+# rqpath scenario: corruption-ext4
+# summary: fio verify jobs (buffered + direct) on ext4 over the busy scsi_debug disk, then e2fsck
+# expect: clean; 6ce3dd6eec=corrupted|clean
+# boot: shared
+# timeout: 240
+
+# shellcheck source=tests/guest/corruption.sh
+. /rqpath/corruption.sh
+
+# Measured, not asserted, on 6ce3dd6eec: tests/bench reports the per-boot
+# rate.  Any corruption on another stage fails.
+scenario_run() {
+	rq_busy_disk_load || { rq_result error "busy scsi_debug disk did not come up"; return; }
+	disk=$(rq_scsi_debug_disks | head -n1)
+	rq_set_scheduler "$disk" none || { rq_result error "cannot set scheduler none"; return; }
+	rq_detail disk "$disk"
+	rq_detail scsi_debug_params "$RQ_BUSY_DISK_PARAMS"
+	verdict=$(rq_ext4_workload "$disk")
+	rmmod scsi_debug || rq_log "rmmod scsi_debug failed"
+	rq_result "$verdict"
+}

@@ -58,6 +58,7 @@ class Stage:
         except KeyError as e:
             raise HarnessError(f"qemu/build-kernel {name} did not print {e}")
         self.initramfs = None
+        touch(os.path.dirname(self.bzimage))
 
     def build_image(self, base_cpio):
         """Base image + this stage's modules (and dm-rqpath), one cpio."""
@@ -88,11 +89,43 @@ class Stage:
                         with open(part, "rb") as p:
                             shutil.copyfileobj(p, f, 1 << 20)
                 os.rename(tmp_out, out)
+        touch(out)
         self.initramfs = out
+
+
+def prune_cache(keep_minutes=120):
+    """Drop guest images, stage builds and build directories that no run
+    has touched for a while: every change to a scenario or a patch makes
+    new ones, and each image is ~100 MiB.  Recent ones stay, so runs in
+    progress (other checkouts share the cache) keep theirs."""
+    cutoff = time.time() - keep_minutes * 60
+    for sub in ("initramfs", "stages", "obj"):
+        d = os.path.join(CACHE, sub)
+        if not os.path.isdir(d):
+            continue
+        for entry in os.listdir(d):
+            path = os.path.join(d, entry)
+            try:
+                if os.stat(path).st_mtime < cutoff:
+                    if os.path.isdir(path):
+                        shutil.rmtree(path, ignore_errors=True)
+                    else:
+                        os.remove(path)
+            except FileNotFoundError:
+                pass
+
+
+def touch(path):
+    """Mark a cache entry as used, so prune_cache keeps it."""
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        pass
 
 
 def base_image():
     out = run_tool([os.path.join(TOP, "qemu/build-initramfs")], "building the guest image")
+    touch(out[-1])
     return out[-1]
 
 

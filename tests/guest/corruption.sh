@@ -116,7 +116,7 @@ rq_trace_counts() {
 #             one before it
 # Both write first, then, after the page cache was dropped, read back and
 # verify (crc32c).  Then e2fsck -fn on the unmounted filesystem.
-RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify_fatal=0 --group_reporting=0
+RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify_fatal=0 --continue_on_error=verify --group_reporting=0
  --name=buffered --size=4m --rw=randwrite --ioengine=psync --fsync=16
  --name=direct --size=8m --rw=write:-8k --direct=1 --ioengine=libaio --iodepth=16 --iodepth_batch_submit=1"
 
@@ -156,9 +156,14 @@ rq_ext4_workload() {
 		# fio may print warnings before its JSON
 		sed -n '/^{/,$p' "$f" > "$f.clean"
 	done
-	rq_detail_json fio_verify_errors "$(jq -c '[.jobs[] | {(.jobname): .error}] | add' /tmp/fio-verify.json.clean 2>/dev/null || echo null)"
-	rq_detail_json fio_write_errors "$(jq -c '[.jobs[] | {(.jobname): .error}] | add' /tmp/fio-write.json.clean 2>/dev/null || echo null)"
-	rq_detail_json fio_verify_failures "$(grep -c '^verify:' /tmp/fio-verify.err)"
+	for phase in write verify; do
+		errs=$(jq -c '[.jobs[] | {(.jobname): .error}] | add' "/tmp/fio-$phase.json.clean" 2>/dev/null)
+		rq_detail_json "fio_${phase}_errors" "${errs:-null}"
+	done
+	# With continue_on_error=verify fio goes on after a bad block and may
+	# exit 0: the failures it printed are what counts.
+	failures=$(grep -c '^verify:' /tmp/fio-verify.err)
+	rq_detail_json fio_verify_failures "$failures"
 	grep -E 'verify|bad|crc' /tmp/fio-verify.err | head -n 8 > /tmp/fio-verify-msgs.txt
 	rq_detail_file fio_verify_messages /tmp/fio-verify-msgs.txt 8
 	dmesg | tail -n +"$((RQ_DMESG_START + 1))" | grep -E 'EXT4-fs (error|warning)|JBD2' | head -n 8 > /tmp/ext4-errors.txt
@@ -167,8 +172,8 @@ rq_ext4_workload() {
 	if [ "$write_rc" != 0 ] && ! grep -q . /tmp/fio-write.json.clean; then
 		rq_detail reason "fio did not run"
 		echo error
-	elif [ "$verify_rc" != 0 ] || [ "$fsck_rc" != 0 ] || [ -s /tmp/ext4-errors.txt ]; then
-		rq_detail reason "fio verify exit $verify_rc, e2fsck exit $fsck_rc, $(wc -l < /tmp/ext4-errors.txt) ext4 errors"
+	elif [ "$failures" != 0 ] || [ "$verify_rc" != 0 ] || [ "$fsck_rc" != 0 ] || [ -s /tmp/ext4-errors.txt ]; then
+		rq_detail reason "fio: $failures bad blocks (verify exit $verify_rc), e2fsck exit $fsck_rc, $(wc -l < /tmp/ext4-errors.txt) ext4 errors"
 		echo corrupted
 	elif [ "$write_rc" != 0 ]; then
 		rq_detail reason "fio write phase failed (exit $write_rc)"

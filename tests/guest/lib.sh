@@ -5,7 +5,8 @@
 RQ_RESULTS=/dev/ttyS1
 RQ_SCENARIO_DIR=/rqpath/scenarios
 
-rq_log() { echo "[rqpath $(rq_now)] $*"; }
+# To stderr: a function's stdout may be its result.
+rq_log() { echo "[rqpath $(rq_now)] $*" >&2; }
 
 # Seconds since boot, with centiseconds.
 rq_now() { cut -d' ' -f1 /proc/uptime; }

@@ -1,0 +1,733 @@
+# shellcheck shell=sh
+# Shared guest code of the livelock-* scenarios and of watchdog-no-false-alarm.
+# Sourced by the scenario after tests/guest/lib.sh; sources multipath.sh.
+#
+# The bug (stage ffe81d45322c): blk_insert_cloned_request() always issues a
+# clone directly, and that stage refuses direct issue for anything but plain
+# reads and writes, so a discard, write-zeroes or flush clone comes back
+# BLK_STS_RESOURCE every time.  Device-mapper core hands the clone back to
+# the target, returns BLK_STS_RESOURCE for the original, blk-mq puts it back
+# on the dm device's dispatch list and runs the queue again: for ever.  The
+# submitter sleeps in D state, the queue spins.
+#
+# ll_scenario OP TARGET runs one operation through one kind of dm device
+# over two scsi_debug paths to one store, in the background, and decides
+# from these signals (all of them are recorded in the details):
+#
+#   signal                                      rqpath  rqpathctl  multipath
+#   1 `rqpathctl watch` exit 3, stuck op named    yes      yes        -  (no rqpath counters)
+#   2 hung-task detector names the submitter      yes      yes        yes
+#   3 submitter in D state, its kernel stack      yes      yes        yes
+#   4 dm-N block tracepoints: the op requeued     yes      yes        yes
+#     (block_rq_requeue) again and again, never
+#     completed (block_rq_complete)
+#
+# Signal 4 is what "the dm device kept requeueing" means for dm-multipath:
+# every pass of the loop is dm_start_request() (block_rq_issue) and, on the
+# BLK_STS_RESOURCE, blk_mq_handle_dev_resource() (block_rq_requeue) on dm-N.
+# (A request that does complete shows two block_rq_complete events on dm-N:
+# dm-rq updates the original once when the clone's bios end and once more
+# in blk_mq_end_request(); the counts are events, not requests.)
+#
+# For the read/write controls the watchdog is recorded but it ends
+# "drained" as soon as it samples in_flight 0, which can be between
+# rqcheck's write and read phases: it covers part of the run only
+# (watchdog-no-false-alarm restarts it for that reason).
+#
+# Signal 2 needs care: submit_bio_wait() reads hung_task_timeout_secs when it
+# starts waiting and wakes every timeout/2 precisely so that the detector
+# does not fire on long I/O.  The operation is therefore started with the
+# default timeout (120 s: it sleeps in 60 s slices) and the timeout is
+# lowered to LL_HUNG_TIMEOUT only once the submitter is seen in D state; the
+# detector (checking every second) then reports a task that has not run
+# for LL_HUNG_TIMEOUT seconds.  Operations that complete never see it.
+#
+# Verdicts:
+#   livelocked  the operation did not complete within LL_DEADLINE seconds
+#               and every applicable signal says livelock;
+#   clean       the operation completed successfully, it reached the dm
+#               device as that operation (rqpath: the op group's counters;
+#               multipath: block_rq_complete of that op on dm-N), the
+#               watchdog did not fire, and for the read/write controls
+#               rqcheck verified the data;
+#   error       anything else, with the reason (a signal that disagrees, an
+#               operation the device does not support, a setup failure).
+# A livelocked scenario reports and returns at once: the submitter cannot
+# be killed, the guest init resets the machine with SysRq-b.
+
+# shellcheck source=tests/guest/multipath.sh
+. /rqpath/multipath.sh
+
+# Two SCSI hosts, one LUN each, one shared store: two paths to one logical
+# unit.  lbpu=1: UNMAP, so discard is supported.  scsi_debug supports WRITE
+# SAME (write zeroes) and reports a write-back cache (WCE) by default; both
+# are checked on the paths and on the dm device, not assumed.
+LL_SD_PARAMS="dev_size_mb=32 add_host=2 vpd_use_hostno=0 lbpu=1"
+LL_NAME=rqll
+# Seconds after the operation started by which it must have completed or
+# all the livelock signals must be in.
+LL_DEADLINE=15
+LL_RW_DEADLINE=60
+LL_HUNG_TIMEOUT=5
+# rqpathctl watch: stall window, and a bound so that it never runs for ever.
+LL_STALL=3
+LL_WATCH_TIMEOUT=20
+# Signal 4: at least this many requeues of the op on dm-N, the last one at
+# most LL_REQUEUE_RECENT seconds before the end of the observation.
+LL_MIN_REQUEUES=50
+LL_REQUEUE_RECENT=1
+LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
+
+ll_log() { rq_log "livelock: $*"; }
+
+# Seconds since T (an rq_now value), two decimals.
+ll_since() { echo "$(rq_now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
+
+# ll_ge A B: A >= B, decimals allowed.
+ll_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+
+ll_error() { # REASON
+	ll_log "ERROR: $1"
+	rq_result error "$1"
+}
+
+# --- setup ------------------------------------------------------------------
+
+# ll_paths [SCSI_DEBUG_PARAMS...]: scsi_debug with LL_SD_PARAMS plus the
+# arguments; sets LL_P1 LL_P2.
+ll_paths() {
+	# shellcheck disable=SC2086
+	rq_scsi_debug_load $LL_SD_PARAMS "$@" || return 1
+	# shellcheck disable=SC2046
+	set -- $(rq_scsi_debug_disks)
+	[ $# = 2 ] || { ll_log "expected 2 scsi_debug disks, found $#: $*"; return 1; }
+	LL_P1=$1 LL_P2=$2
+}
+
+# Kernel name (dm-N) of the device-mapper device NAME.
+ll_dmname() {
+	for d in /sys/block/dm-*; do
+		if [ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ]; then
+			echo "${d##*/}"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# <in_flight> of an rqpath device from `dmsetup status` (dm-target/README.md:
+# after the path groups and <queue_if_no_path>); cheaper than rqpathctl + jq.
+ll_in_flight() {
+	dmsetup status "$1" 2>/dev/null | awk '$3 == "rqpath" { print $(5 + 4 * $4 + 1); exit }'
+}
+
+# ll_target TARGET: the dm device over LL_P1 LL_P2.  Sets LL_DMNAME (the
+# device-mapper name), LL_DM (dm-N), LL_DEV (a block node for it), LL_DEVNO
+# (major,minor as the tracepoints print it), LL_TABLE.  Returns 1 with
+# LL_WHY set.
+ll_target() {
+	LL_TARGET=$1
+	case $1 in
+	rqpath|rqpathctl)
+		rq_modprobe dm-rqpath || { LL_WHY="modprobe dm-rqpath failed"; return 1; } ;;
+	esac
+	ll_paths || { LL_WHY="scsi_debug paths did not come up ($LL_SD_PARAMS)"; return 1; }
+	case $1 in
+	rqpath)
+		LL_DMNAME=$LL_NAME
+		LL_TABLE="0 $(blockdev --getsz "$LL_P1") rqpath 2 $(cat "/sys/block/${LL_P1##*/}/dev") $(cat "/sys/block/${LL_P2##*/}/dev")"
+		if ! echo "$LL_TABLE" | dmsetup create "$LL_NAME" > /tmp/ll-create.out 2>&1; then
+			LL_WHY="dmsetup create failed: $(tail -n 2 /tmp/ll-create.out | tr '\n' ' ')"
+			return 1
+		fi
+		LL_DM=$(ll_dmname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
+		# Without udevd nobody makes /dev/mapper/NAME; devtmpfs made dm-N.
+		LL_DEV=/dev/$LL_DM ;;
+	rqpathctl)
+		LL_DMNAME=$LL_NAME
+		if ! rqpathctl create "$LL_NAME" "$LL_P1" "$LL_P2" > /tmp/ll-create.out 2>&1; then
+			LL_WHY="rqpathctl create failed: $(tail -n 3 /tmp/ll-create.out | tr '\n' ' ')"
+			return 1
+		fi
+		LL_TABLE=$(sed -n 's/^[^ ]*: created: //p' /tmp/ll-create.out)
+		LL_DM=$(ll_dmname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
+		LL_DEV=/dev/mapper/$LL_NAME
+		[ -b "$LL_DEV" ] || { LL_WHY="rqpathctl create made no $LL_DEV"; return 1; } ;;
+	multipath)
+		rq_multipath_start || { LL_WHY="multipathd did not start"; return 1; }
+		LL_DEV=$(rq_multipath_map "$LL_P1" "$LL_P2") || { LL_WHY="multipath made no map over $LL_P1 $LL_P2"; return 1; }
+		LL_DMNAME=${LL_DEV##*/}
+		LL_DM=$(ll_dmname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
+		LL_TABLE=$(dmsetup table "$LL_DMNAME")
+		multipath -ll > /tmp/ll-mpll.txt 2>&1 ;;
+	*)	LL_WHY="unknown target $1"; return 1 ;;
+	esac
+	LL_DEVNO=$(tr ':' ',' < "/sys/block/$LL_DM/dev")
+	# Request-based dm only: the bug is in blk_insert_cloned_request().
+	if [ ! -d "/sys/block/$LL_DM/mq" ]; then
+		LL_WHY="$LL_DM is not request-based (no /sys/block/$LL_DM/mq): table $LL_TABLE"
+		return 1
+	fi
+	ll_log "$1 device $LL_DMNAME ($LL_DM, $LL_DEV) over $LL_P1 $LL_P2: $LL_TABLE"
+}
+
+# ll_check_support OP: the paths and the dm device must support OP, or the
+# test would prove nothing (BLKZEROOUT falls back to plain writes, a flush
+# on a queue without a write cache completes at once).
+ll_check_support() {
+	: > /tmp/ll-limits.txt
+	for b in "${LL_P1##*/}" "${LL_P2##*/}" "$LL_DM"; do
+		q=/sys/block/$b/queue
+		echo "$b $(cat "$q/discard_max_bytes") $(cat "$q/write_zeroes_max_bytes") $(tr ' ' _ < "$q/write_cache")" >> /tmp/ll-limits.txt
+	done
+	case $1 in
+	discard) col=2 ;;
+	write_zeroes) col=3 ;;
+	flush) col=4 ;;
+	*) return 0 ;;
+	esac
+	bad=$(awk -v c=$col '($c == "0" || $c == "write_through") { printf "%s ", $1 }' /tmp/ll-limits.txt)
+	if [ -n "$bad" ]; then
+		LL_WHY="$1 is not supported on ${bad}($(tr '\n' ';' < /tmp/ll-limits.txt)): the test would be meaningless"
+		return 1
+	fi
+}
+
+# --- the operation ----------------------------------------------------------
+
+# The rqpath op groups and the tracepoint rwbs (blk_fill_rwbs()) of each
+# operation.
+ll_groups() {
+	case $1 in
+	readwrite) echo '["read", "write"]' ;;
+	*) echo "[\"$1\"]" ;;
+	esac
+}
+
+ll_rwbs_pattern() {
+	case $1 in
+	discard) echo '^D' ;;
+	write_zeroes) echo '^N' ;;	# no letter of its own
+	flush) echo '^FF' ;;		# REQ_PREFLUSH | REQ_OP_FLUSH (blk_kick_flush)
+	readwrite) echo '^F?[RW]' ;;
+	esac
+}
+
+# Start the operation in the background; LL_PID, LL_CMD, LL_OP_T0.
+ll_start_op() {
+	case $1 in
+	# util-linux's blkdiscard by its path: busybox sh runs its own applet
+	# (which has no -z) for a bare "blkdiscard".
+	discard) set -- /usr/sbin/blkdiscard -o 0 -l 1048576 "$2" ;;
+	write_zeroes) set -- /usr/sbin/blkdiscard -z -o 0 -l 1048576 "$2" ;;
+	# busybox sync FILE is fsync(), for a block device blkdev_issue_flush():
+	# an empty REQ_PREFLUSH bio, a REQ_OP_FLUSH request on a write-back queue.
+	flush) set -- sync "$2" ;;
+	readwrite) set -- rqcheck --bs 4k --size 8m --qd 16 --json /tmp/ll-rqcheck.json "$2" ;;
+	esac
+	LL_CMD="$*"
+	LL_OP_T0=$(rq_now)
+	"$@" > /tmp/ll-op.out 2>&1 &
+	LL_PID=$!
+	ll_log "started '$LL_CMD' as $LL_PID"
+}
+
+ll_running() { kill -0 "$LL_PID" 2>/dev/null; }
+
+ll_pid_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+
+# The first hung-task report about the submitter since the scenario
+# started, as "LINE:text" of /tmp/ll-dmesg.txt.
+ll_hung_line() {
+	dmesg | tail -n +"$((RQ_DMESG_START + 1))" > /tmp/ll-dmesg.txt
+	grep -n "task [^ ]*:$LL_PID blocked for more than" /tmp/ll-dmesg.txt | head -n 1
+}
+
+ll_is_rqpath() { [ "$LL_TARGET" != multipath ]; }
+
+# ll_observe OP: start the operation and watch it until it completes or all
+# the livelock signals are in, at most LL_DEADLINE (LL_RW_DEADLINE for the
+# readwrite control) seconds.  Sets LL_DONE (1: it exited, status LL_RC),
+# LL_WATCH_PID (rqpath targets), LL_OBSERVED.
+ll_observe() {
+	deadline=$LL_DEADLINE
+	[ "$1" = readwrite ] && deadline=$LL_RW_DEADLINE
+	# See the top of this file: submit_bio_wait() must start waiting under
+	# the default timeout.  One report is enough.
+	echo 120 > /proc/sys/kernel/hung_task_timeout_secs
+	echo 0 > /proc/sys/kernel/hung_task_check_interval_secs
+	echo 1 > /proc/sys/kernel/hung_task_warnings
+	# shellcheck disable=SC2086
+	rq_trace_start $LL_TRACE_EVENTS || { LL_WHY="cannot enable block tracepoints"; return 1; }
+	# Only dm-N (the kernel's dev_t is major << 20 | minor): a small trace.
+	for e in $LL_TRACE_EVENTS; do
+		echo "dev == $(echo "$LL_DEVNO" | awk -F, '{ printf "%d", $1 * 1048576 + $2 }')" > "$RQ_TRACE/events/block/$e/filter" ||
+			{ LL_WHY="cannot filter $e on $LL_DEVNO"; return 1; }
+	done
+	echo ll-start > "$RQ_TRACE/trace_marker"
+	ll_start_op "$1" "$LL_DEV"
+	LL_DONE=0 LL_RC="" LL_OP_SECONDS="" LL_WATCH_PID="" LL_WATCH_T="" LL_HUNG_SET_T="" LL_D_SEEN=""
+	# Signal 1: the watchdog, once the request is in flight (it checks for
+	# drained on its first sample) or the operation is over.
+	if ll_is_rqpath; then
+		i=0
+		while [ $i -lt 40 ] && ll_running && [ "$(ll_in_flight "$LL_DMNAME")" = 0 ]; do
+			i=$((i + 1))
+			sleep 0.05
+		done
+		LL_WATCH_T=$(ll_since "$LL_OP_T0")
+		rqpathctl watch "$LL_DMNAME" --stall "$LL_STALL" --timeout "$LL_WATCH_TIMEOUT" \
+			--json /tmp/ll-watch.json > /tmp/ll-watch.txt 2>&1 &
+		LL_WATCH_PID=$!
+	fi
+	while :; do
+		if ! ll_running; then
+			wait "$LL_PID"
+			LL_RC=$?
+			LL_DONE=1
+			LL_OP_SECONDS=$(ll_since "$LL_OP_T0")
+			break
+		fi
+		t=$(ll_since "$LL_OP_T0")
+		st=$(ll_pid_state "$LL_PID")
+		if [ "$st" = D ]; then
+			[ -n "$LL_D_SEEN" ] || LL_D_SEEN=$t
+		else
+			LL_D_SEEN=""
+		fi
+		# Signal 2: lower the hung-task timeout once the submitter waits
+		# in submit_bio_wait() (it has read the timeout then), or has
+		# slept in D for a second somewhere else.
+		if [ -z "$LL_HUNG_SET_T" ] && [ -n "$LL_D_SEEN" ] &&
+			{ [ "$(cat "/proc/$LL_PID/wchan" 2>/dev/null)" = submit_bio_wait ] ||
+			  ll_ge "$t" "$(echo "$LL_D_SEEN" | awk '{ print $1 + 1 }')"; }; then
+			echo 1 > /proc/sys/kernel/hung_task_check_interval_secs
+			echo "$LL_HUNG_TIMEOUT" > /proc/sys/kernel/hung_task_timeout_secs
+			LL_HUNG_SET_T=$t
+			ll_log "submitter $LL_PID in D since ${LL_D_SEEN}s; hung_task_timeout_secs=$LL_HUNG_TIMEOUT at ${t}s"
+		fi
+		if [ -n "$LL_HUNG_SET_T" ] && [ -n "$(ll_hung_line)" ] &&
+			{ [ -z "$LL_WATCH_PID" ] || ! kill -0 "$LL_WATCH_PID" 2>/dev/null; }; then
+			break
+		fi
+		ll_ge "$t" "$deadline" && break
+		sleep 0.2
+	done
+	LL_OBSERVED=$(ll_since "$LL_OP_T0")
+	echo ll-end > "$RQ_TRACE/trace_marker"
+	rq_trace_stop /tmp/ll-trace.txt
+	for e in $LL_TRACE_EVENTS; do echo 0 > "$RQ_TRACE/events/block/$e/filter"; done
+	ll_log "observed ${LL_OBSERVED}s: $([ "$LL_DONE" = 1 ] && echo "exited $LL_RC after ${LL_OP_SECONDS}s" || echo "still running")"
+}
+
+# The watchdog's exit status in LL_WATCH_RC: it drains at its next sample
+# once the operation is over, or it has decided already; one still running
+# is stopped (LL_WATCH_KILLED=1, it writes its report on SIGTERM).
+ll_end_watch() {
+	LL_WATCH_RC="" LL_WATCH_KILLED=0
+	[ -n "$LL_WATCH_PID" ] || return 0
+	i=0
+	while [ "$LL_DONE" = 1 ] && kill -0 "$LL_WATCH_PID" 2>/dev/null && [ $i -lt 30 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$LL_WATCH_PID" 2>/dev/null; then
+		kill "$LL_WATCH_PID"
+		LL_WATCH_KILLED=1
+	fi
+	wait "$LL_WATCH_PID"
+	LL_WATCH_RC=$?
+}
+
+# --- evidence ---------------------------------------------------------------
+
+# Signal 4, from the trace: how often each event showed the op on dm-N,
+# first and last time relative to the marker ll-start, and other ops.
+ll_trace_evidence() {
+	awk -v dev="$LL_DEVNO" -v pat="$(ll_rwbs_pattern "$1")" '
+		/tracing_mark_write: ll-(start|end)/ {
+			for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i; sub(":", "", t) }
+			mark[$NF] = t
+			next
+		}
+		{
+			for (i = 1; i <= NF; i++) if ($i ~ /^block_rq_[a-z]+:$/) break
+			if (i > NF || $(i + 1) != dev) next
+			ev = $i; sub(":", "", ev); sub("block_rq_", "", ev)
+			t = $(i - 1); sub(":", "", t)
+			if ($(i + 2) ~ pat) { n[ev]++; last[ev] = t; if (!(ev in first)) first[ev] = t }
+			else other[ev]++
+		}
+		function rel(x) { return (x == "" || mark["ll-start"] == "") ? "null" : sprintf("%.3f", x - mark["ll-start"]) }
+		END {
+			printf "{\"dev\": \"%s\", \"rwbs\": \"%s\", \"observed_s\": %s", dev, pat, rel(mark["ll-end"])
+			split("issue requeue complete", evs, " ")
+			for (k = 1; k <= 3; k++) {
+				e = evs[k]
+				printf ", \"%s\": %d, \"%s_first_s\": %s, \"%s_last_s\": %s, \"other_%s\": %d",
+					e, n[e], e, rel(first[e]), e, rel(last[e]), e, other[e]
+			}
+			printf "}\n"
+		}' /tmp/ll-trace.txt > /tmp/ll-trace-ev.json
+}
+
+# Collect the evidence files the details are made of (missing ones empty).
+ll_collect() {
+	for f in watch.json watch.txt status.json trace-ev.json hung.txt stack.txt rqcheck.json mpll.txt; do
+		[ -e "/tmp/ll-$f" ] || : > "/tmp/ll-$f"
+	done
+	ll_is_rqpath && rqpathctl status "$LL_DMNAME" --json > /tmp/ll-status.json 2>&1
+	ll_trace_evidence "$1"
+	line=$(ll_hung_line)
+	if [ -n "$line" ]; then
+		tail -n +"${line%%:*}" /tmp/ll-dmesg.txt | head -n 24 > /tmp/ll-hung.txt
+	fi
+	if [ "$LL_DONE" = 0 ]; then
+		LL_STATE=$(ll_pid_state "$LL_PID")
+		LL_WCHAN=$(cat "/proc/$LL_PID/wchan" 2>/dev/null)
+		LL_COMM=$(cat "/proc/$LL_PID/comm" 2>/dev/null)
+		sed 's/^\[<[0-9a-f]*>\] //' "/proc/$LL_PID/stack" > /tmp/ll-stack.txt 2>/dev/null
+	fi
+}
+
+# One jq for all the details (jq costs about 0.4 s under TCG).
+ll_details() {
+	op=$1
+	jq -c --arg op "$op" --arg sd "$LL_SD_PARAMS" --argjson deadline "$LL_DEADLINE" \
+		--argjson stall "$LL_STALL" --argjson hungto "$LL_HUNG_TIMEOUT" \
+		--arg target "$LL_TARGET" --arg name "$LL_DMNAME" --arg dm "$LL_DM" --arg node "$LL_DEV" \
+		--arg table "$LL_TABLE" --arg p1 "$LL_P1" --arg p2 "$LL_P2" \
+		--arg cmd "$LL_CMD" --arg fin "$LL_DONE" --arg rc "$LL_RC" --arg secs "$LL_OP_SECONDS" \
+		--arg observed "$LL_OBSERVED" --arg t0 "$LL_OP_T0" \
+		--arg wrc "$LL_WATCH_RC" --arg wkilled "$LL_WATCH_KILLED" --arg wstarted "$LL_WATCH_T" \
+		--arg hungset "$LL_HUNG_SET_T" --arg dseen "$LL_D_SEEN" \
+		--arg pid "$LL_PID" --arg state "${LL_STATE:-}" --arg wchan "${LL_WCHAN:-}" --arg comm "${LL_COMM:-}" \
+		--rawfile limits /tmp/ll-limits.txt --rawfile watch /tmp/ll-watch.json \
+		--rawfile watchout /tmp/ll-watch.txt --rawfile status /tmp/ll-status.json \
+		--rawfile trace /tmp/ll-trace-ev.json --rawfile hung /tmp/ll-hung.txt \
+		--rawfile stack /tmp/ll-stack.txt --rawfile rqcheck /tmp/ll-rqcheck.json \
+		--rawfile mpll /tmp/ll-mpll.txt '
+	def num: if . == "" then null else tonumber end;
+	def json: try fromjson catch null;
+	def lines: split("\n") | map(select(length > 0));
+	def nonzero: with_entries(select(.value.mapped + .value.busy + .value.completed > 0));
+	($watch | json) as $w | ($status | json) as $st | ($rqcheck | json) as $rq | ($hung | lines) as $h |
+	. + {
+	  config: {op: $op, scsi_debug: $sd, deadline_s: $deadline, watch_stall_s: $stall, hung_task_timeout_s: $hungto},
+	  device: {target: $target, name: $name, dm: $dm, node: $node, table: $table, paths: [$p1, $p2]},
+	  limits: ($limits | lines | map(split(" ") | {key: .[0], value: {discard_max_bytes: (.[1] | tonumber),
+	    write_zeroes_max_bytes: (.[2] | tonumber), write_cache: (.[3] | sub("_"; " "))}}) | from_entries),
+	  op: {command: $cmd, completed: ($fin == "1"), exit: ($rc | num), seconds: ($secs | num), observed_s: ($observed | num)},
+	  watch: (if $target == "multipath" then "not applicable: dm-multipath has no rqpath counters"
+	    elif $w == null then {exit: ($wrc | num), report: null, output: ($watchout | lines | .[-6:])}
+	    else {exit: ($wrc | num), killed: ($wkilled == "1"), verdict: $w.verdict, started_at_s: ($wstarted | num),
+	      detection_latency_s: $w.detection_latency_s, stall_start_s: $w.stall_start_s, decision_s: $w.decision_s,
+	      verdict_after_op_start_s: (if $w.decision_s == null then null
+	        else ($w.decision_s + ($wstarted | num)) * 1000 | round / 1000 end),
+	      stuck_ops: $w.stuck_ops, in_flight: $w.in_flight, samples: $w.samples, elapsed_s: $w.elapsed_s, error: $w.error,
+	      window: ($w.window | if . == null then null else {duration_s, total, ops: (.ops | nonzero)} end),
+	      output: ($watchout | lines | map(select(test("^(LIVELOCK|DRAINED|STALL|TIMEOUT|detection|stuck|rqpathctl)")))) } end),
+	  rqpath_status: (if $target == "multipath" then null elif $st == null then ($status | .[:300])
+	    else {in_flight: $st.in_flight, busy_since_completion: $st.busy_since_completion,
+	      paths: [$st.paths[] | "\(.dev) \(.state) \(.dispatched)"], ops: ($st.ops | nonzero), totals: $st.totals} end),
+	  trace_dm: ($trace | json),
+	  hung_task: {reported: ($h | length > 0), timeout_s: $hungto, timeout_lowered_at_s: ($hungset | num),
+	    reported_at_s: (if ($h | length) == 0 then null
+	      else ($h[0] | capture("^\\[ *(?<t>[0-9.]+)\\]").t | tonumber) - ($t0 | tonumber) | . * 100 | round / 100 end),
+	    report: $h[:16]},
+	  submitter: (if $fin == "1" then "exited" else {pid: ($pid | num), comm: $comm, state: $state, wchan: $wchan,
+	    d_state_since_s: ($dseen | num), stack: ($stack | lines)} end)
+	}
+	+ (if $rq == null then {} else {rqcheck: {exit: ($rc | num), result: $rq.result, seed: $rq.seed,
+	    blocks_verified: $rq.totals.blocks_verified, bad: $rq.totals.bad, read_errors: $rq.totals.read_errors,
+	    write_errors: $rq.totals.write_errors, seconds: $rq.workload_seconds}} end)
+	+ (if $target == "multipath" then {multipath_ll: ($mpll | lines | .[:12])} else {} end)
+	' "$RQ_DETAILS" > "$RQ_DETAILS.new" && mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+}
+
+# The facts the verdict needs, as shell assignments, from the details.
+ll_facts() {
+	eval "$(jq -r --argjson groups "$(ll_groups "$1")" --argjson min "$LL_MIN_REQUEUES" \
+		--argjson recent "$LL_REQUEUE_RECENT" '
+	def b: if . then "1" else "0" end;
+	def obj: if type == "object" then . else {} end;
+	(.trace_dm // {}) as $t | (.watch | obj) as $w | (.rqpath_status | obj) as $s |
+	{
+	  F_TRACE_LIVELOCK: (($t.requeue // 0) >= $min and $t.complete == 0 and $t.requeue_last_s != null
+	    and $t.observed_s != null and ($t.observed_s - $t.requeue_last_s) <= $recent | b),
+	  F_TRACE_BRIEF: "\($t.requeue) requeues and \($t.complete) completions of the op on \($t.dev), last requeue at \($t.requeue_last_s)s of \($t.observed_s)s",
+	  F_TRACE_COMPLETED: (($t.complete // 0) > 0 | b),
+	  F_HUNG: (.hung_task.reported | b),
+	  F_WATCH_VERDICT: ($w.verdict // "none"),
+	  F_WATCH_STUCK: ($w.stuck_ops // [] | tostring),
+	  F_WATCH_STUCK_OK: ($w.stuck_ops == $groups | b),
+	  F_WATCH_LATENCY: ($w.detection_latency_s // "" | tostring),
+	  F_STATUS_OK: (if .rqpath_status == null then "1" else
+	    [$groups[] as $g | $s.ops[$g] // {} | (.completed // 0) > 0 and (.errors // 0) == 0] | all | b end),
+	  F_STATUS_BRIEF: ($s.ops // .rqpath_status | tostring),
+	  F_STACK_TOP: ((.submitter | obj | .stack[0]) // ""),
+	  F_RQCHECK_OK: ((.rqcheck.blocks_verified // 0) > 0 and .rqcheck.bad == 0 and .rqcheck.result == "clean" | b),
+	  F_RQCHECK_BAD: (.rqcheck.bad // "" | tostring)
+	} | to_entries[] | "\(.key)=\(.value | @sh)"' "$RQ_DETAILS")"
+}
+
+# --- verdict ----------------------------------------------------------------
+
+# The operation did not complete: livelocked if every signal says so.
+ll_judge_stuck() {
+	disagree=""
+	[ "$LL_STATE" = D ] || disagree="$disagree; submitter state is '$LL_STATE', not D"
+	[ "$F_TRACE_LIVELOCK" = 1 ] || disagree="$disagree; $LL_DM trace: $F_TRACE_BRIEF"
+	[ "$F_HUNG" = 1 ] || disagree="$disagree; no hung-task report for $LL_PID"
+	if ll_is_rqpath; then
+		if [ "$LL_WATCH_RC" != 3 ]; then
+			disagree="$disagree; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT), not 3"
+		elif [ "$F_WATCH_STUCK_OK" != 1 ]; then
+			disagree="$disagree; rqpathctl watch names stuck ops $F_WATCH_STUCK, not $(ll_groups "$1")"
+		fi
+	fi
+	if [ -n "$disagree" ]; then
+		ll_error "'$LL_CMD' did not complete in ${LL_OBSERVED}s but not every signal says livelock: ${disagree#; }"
+		return
+	fi
+	reason="'$LL_CMD' did not complete in ${LL_OBSERVED}s: $F_TRACE_BRIEF; submitter D in $F_STACK_TOP, hung-task report"
+	ll_is_rqpath && reason="$reason; rqpathctl watch: livelock, stuck $F_WATCH_STUCK, latency ${F_WATCH_LATENCY}s"
+	rq_result livelocked "$reason"
+}
+
+# The operation completed: clean if it did what it should have.
+ll_judge_done() {
+	if [ "$LL_RC" != 0 ]; then
+		rq_detail_file op_output /tmp/ll-op.out 12
+		if [ "$1" = readwrite ] && [ "$LL_RC" = 1 ]; then
+			rq_result corrupted "rqcheck found $F_RQCHECK_BAD bad blocks"
+		else
+			ll_error "'$LL_CMD' failed with exit $LL_RC: $(tail -n 1 /tmp/ll-op.out)"
+		fi
+		return
+	fi
+	why=""
+	if ll_is_rqpath; then
+		[ "$F_STATUS_OK" = 1 ] || why="$why; the rqpath counters show no error-free completion of $(ll_groups "$1"): $F_STATUS_BRIEF"
+		[ "$LL_WATCH_RC" = 0 ] || why="$why; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT) although the operation completed"
+	fi
+	[ "$F_TRACE_COMPLETED" = 1 ] || why="$why; $LL_DM trace has no completion of the op ($F_TRACE_BRIEF): it never reached the dm device as $1"
+	[ "$F_HUNG" = 0 ] || why="$why; a hung-task report for a submitter that completed"
+	[ "$1" != readwrite ] || [ "$F_RQCHECK_OK" = 1 ] || why="$why; rqcheck did not verify the data"
+	rq_kernel_log_check
+	! rq_kernel_warned || why="$why; kernel warnings: $(head -n 1 /tmp/rq-kwarn.txt)"
+	echo 120 > /proc/sys/kernel/hung_task_timeout_secs
+	ll_cleanup || why="$why; cleanup: $LL_WHY"
+	ll_log "cleaned up"
+	if [ -n "$why" ]; then
+		ll_error "'$LL_CMD' completed in ${LL_OP_SECONDS}s, but ${why#; }"
+	else
+		rq_result clean "'$LL_CMD' completed in ${LL_OP_SECONDS}s"
+	fi
+}
+
+# Tear the device down after a clean run (a livelocked one cannot be).
+ll_cleanup() {
+	case $LL_TARGET in
+	rqpath) dmsetup remove --retry "$LL_NAME" > /tmp/ll-rm.out 2>&1 ;;
+	rqpathctl) rqpathctl remove "$LL_NAME" > /tmp/ll-rm.out 2>&1 ;;
+	multipath) rq_multipath_stop; ! dmsetup info "$LL_DMNAME" > /tmp/ll-rm.out 2>&1 ;;
+	esac || { LL_WHY="removing $LL_DMNAME failed: $(tail -n 1 /tmp/ll-rm.out)"; return 1; }
+	if [ "$LL_TARGET" = multipath ]; then
+		rmmod dm_round_robin dm_multipath 2> /tmp/ll-rm.out
+	else
+		rmmod dm_rqpath 2> /tmp/ll-rm.out
+	fi || { LL_WHY="rmmod: $(cat /tmp/ll-rm.out)"; return 1; }
+	rmmod scsi_debug 2> /tmp/ll-rm.out || { LL_WHY="rmmod scsi_debug: $(cat /tmp/ll-rm.out)"; return 1; }
+}
+
+# ll_scenario OP TARGET: a whole livelock scenario.  OP: discard,
+# write_zeroes, flush or readwrite (the control); TARGET: rqpath,
+# rqpathctl or multipath.
+ll_scenario() {
+	op=$1
+	ll_target "$2" || { ll_error "setup: $LL_WHY"; return; }
+	ll_check_support "$op" || { ll_error "$LL_WHY"; return; }
+	ll_observe "$op" || { ll_error "$LL_WHY"; return; }
+	ll_end_watch
+	ll_collect "$op"
+	ll_details "$op" || { ll_error "cannot build the details (jq failed)"; return; }
+	ll_facts "$op"
+	ll_log "evidence collected"
+	if [ "$LL_DONE" = 1 ]; then
+		ll_judge_done "$op"
+	else
+		ll_judge_stuck "$op"
+	fi
+}
+
+# --- watchdog-no-false-alarm --------------------------------------------------
+# Read/write load through dm-rqpath whose paths hand many clones back busy:
+# queue_depth 1 on each path (a clone beyond the SCSI device's budget makes
+# blk_insert_cloned_request() return BLK_STS_RESOURCE, on every stage) and
+# slow commands (scsi_debug ndelay), while rqcheck keeps up to 32 requests
+# in flight; blk-mq retries the refused ones every 3 ms
+# (BLK_MQ_RESOURCE_DELAY) and on every completion.  Two phases:
+#   heavy   20 ms commands: about 100 completions a second, busy several
+#           times that;
+#   sparse  0.9 s commands: a completion about every half second, busy a
+#           hundred times that: close to what the watchdog must still call
+#           progress (one completion per stall window is enough).
+# `rqpathctl watch --stall 3` runs for the whole load and must never say
+# livelock.  A watch ends "drained" whenever it samples in_flight 0 (between
+# rqcheck's write and read phases), so it is started again while the load
+# runs; every session must end drained.  The busy/completed ratio says how
+# hard the case was; below WD_MIN_RATIO the test proves nothing and says so
+# (error).
+WD_NAME=wdll
+WD_QDEPTH=1
+# ndelay (ns) and rqcheck arguments of each phase.
+WD_PHASES="heavy:20000000:--size=1m:--time=6 sparse:900000000:--size=16k:--time=5"
+WD_RQCHECK="--bs 4k --qd 32"
+WD_WAIT=60
+WD_MIN_RATIO=0.1
+WD_SD_SYSFS=/sys/bus/pseudo/drivers/scsi_debug
+
+# Summed <busy> and <completed> over all op groups of an rqpath device.
+wd_counts() {
+	dmsetup status "$1" 2>/dev/null | awk '$3 == "rqpath" {
+		i = 5 + 4 * $4 + 5; nops = $i; b = 0; c = 0
+		for (o = 0; o < nops; o++) { b += $(i + 3 + 5 * o); c += $(i + 4 + 5 * o) }
+		print b, c; exit }'
+}
+
+# wd_phase NAME NDELAY RQCHECK_ARGS: one load phase with the watchdog
+# beside it; a line in /tmp/wd-phases.txt, its sessions in
+# /tmp/wd-sessions.txt.  Returns 1 (WD_WHY) if it cannot run.
+wd_phase() {
+	phase=$1 nd=$2 args=$3
+	if ! echo "$nd" > "$WD_SD_SYSFS/ndelay" 2>/tmp/wd-nd.err || [ "$(cat "$WD_SD_SYSFS/ndelay")" != "$nd" ]; then
+		WD_WHY="cannot set scsi_debug ndelay=$nd: $(cat /tmp/wd-nd.err)"
+		return 1
+	fi
+	dmsetup message "$WD_NAME" 0 reset_counters || { WD_WHY="reset_counters refused"; return 1; }
+	# shellcheck disable=SC2086
+	rqcheck $WD_RQCHECK $args --json "/tmp/wd-rqcheck-$phase.json" "/dev/mapper/$WD_NAME" > "/tmp/wd-rqcheck-$phase.txt" 2>&1 &
+	pid=$!
+	t0=$(rq_now)
+	n=0
+	while :; do
+		while kill -0 "$pid" 2>/dev/null && [ "$(ll_in_flight "$WD_NAME")" = 0 ]; do
+			sleep 0.05
+		done
+		n=$((n + 1))
+		ts=$(ll_since "$t0")
+		rqpathctl watch "$WD_NAME" --stall "$LL_STALL" --timeout "$WD_WAIT" \
+			--json "/tmp/wd-watch-$phase-$n.json" > "/tmp/wd-watch-$phase-$n.txt" 2>&1
+		rc=$?
+		echo "$phase $n $ts $(ll_since "$t0") $rc" >> /tmp/wd-sessions.txt
+		cat "/tmp/wd-watch-$phase-$n.txt" >> "/tmp/wd-watch-$phase.txt"
+		[ "$rc" = 0 ] || break
+		kill -0 "$pid" 2>/dev/null || break
+	done
+	load_s=$(ll_since "$t0")
+	i=0
+	while kill -0 "$pid" 2>/dev/null && [ $i -lt $((WD_WAIT * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		WD_WHY="$phase: the load did not finish within ${WD_WAIT}s of the last watch session (exit $rc)"
+		WD_STUCK=1
+		return 1
+	fi
+	wait "$pid"
+	rqrc=$?
+	maxflat=$(sed -n 's/.* flat=\([0-9.]*\)s .*/\1/p' "/tmp/wd-watch-$phase.txt" | sort -n | tail -n 1)
+	echo "$phase $nd $load_s $n $rqrc $(wd_counts "$WD_NAME") ${maxflat:-null}" >> /tmp/wd-phases.txt
+}
+
+wd_scenario() {
+	WD_STUCK=0
+	rq_modprobe dm-rqpath || { ll_error "modprobe dm-rqpath failed"; return; }
+	ll_paths || { ll_error "scsi_debug paths did not come up ($LL_SD_PARAMS)"; return; }
+	for p in "$LL_P1" "$LL_P2"; do
+		echo "$WD_QDEPTH" > "/sys/block/${p##*/}/device/queue_depth"
+		qd=$(cat "/sys/block/${p##*/}/device/queue_depth")
+		[ "$qd" = "$WD_QDEPTH" ] || { ll_error "$p: queue_depth is $qd, wanted $WD_QDEPTH"; return; }
+	done
+	if ! rqpathctl create "$WD_NAME" "$LL_P1" "$LL_P2" > /tmp/wd-create.out 2>&1; then
+		ll_error "rqpathctl create failed: $(tail -n 2 /tmp/wd-create.out | tr '\n' ' ')"
+		return
+	fi
+	: > /tmp/wd-sessions.txt
+	: > /tmp/wd-phases.txt
+	why=""
+	for ph in $WD_PHASES; do
+		# shellcheck disable=SC2046
+		set -- $(echo "$ph" | tr ':' ' ')
+		name=$1 nd=$2
+		shift 2
+		wd_phase "$name" "$nd" "$*" || { why="$why; $WD_WHY"; break; }
+	done
+	echo 0 > "$WD_SD_SYSFS/ndelay" 2>/dev/null
+	# All figures in one jq.
+	for f in /tmp/wd-rqcheck-heavy.json /tmp/wd-rqcheck-sparse.json; do [ -e "$f" ] || : > "$f"; done
+	jq -c --arg sd "$LL_SD_PARAMS" --argjson qdepth "$WD_QDEPTH" --arg load "$WD_RQCHECK" --arg phases "$WD_PHASES" \
+		--argjson stall "$LL_STALL" --argjson minratio "$WD_MIN_RATIO" \
+		--rawfile sessions /tmp/wd-sessions.txt --rawfile ph /tmp/wd-phases.txt \
+		--rawfile rqh /tmp/wd-rqcheck-heavy.json --rawfile rqs /tmp/wd-rqcheck-sparse.json '
+	def json: try fromjson catch null;
+	def rows: split("\n") | map(select(length > 0) | split(" "));
+	def ratio(b; c): if c > 0 then (b / c * 1000 | round / 1000) else null end;
+	{heavy: ($rqh | json), sparse: ($rqs | json)} as $rq |
+	($sessions | rows | map({phase: .[0], n: (.[1] | tonumber), start_s: (.[2] | tonumber),
+	  end_s: (.[3] | tonumber), exit: (.[4] | tonumber)})) as $s |
+	($ph | rows | map({phase: .[0], ndelay_ns: (.[1] | tonumber), load_s: (.[2] | tonumber),
+	  watch_sessions: (.[3] | tonumber), rqcheck_exit: (.[4] | tonumber), busy: (.[5] | tonumber),
+	  completed: (.[6] | tonumber), max_flat_s: (.[7] | tonumber? // null)}
+	  | . + {busy_per_completion: ratio(.busy; .completed),
+	    completions_per_s: (if .load_s > 0 then (.completed / .load_s * 10 | round / 10) else null end),
+	    rqcheck: ($rq[.phase] | if . == null then null else {result, generations: (.generations | length),
+	      blocks_verified: .totals.blocks_verified, bad: .totals.bad, read_errors: .totals.read_errors,
+	      write_errors: .totals.write_errors} end)})) as $p |
+	. + {
+	  config: {scsi_debug: $sd, path_queue_depth: $qdepth, rqcheck: $load, phases: $phases,
+	    watch_stall_s: $stall, min_ratio: $minratio},
+	  phases: $p,
+	  watch_sessions: ($s | length),
+	  watch_exits: ($s | group_by(.exit) | map({key: (.[0].exit | tostring), value: length}) | from_entries),
+	  false_alarms: ($s | map(select(.exit == 3)) | length),
+	  bad_sessions: ($s | map(select(.exit != 0))),
+	  load_s: ($p | map(.load_s) | add // 0 | . * 100 | round / 100),
+	  watched_s: ($s | map(.end_s - .start_s) | add // 0 | . * 100 | round / 100),
+	  busy: ($p | map(.busy) | add // 0), completed: ($p | map(.completed) | add // 0),
+	  busy_per_completion: ratio($p | map(.busy) | add // 0; $p | map(.completed) | add // 0),
+	  min_phase_ratio: ($p | map(.busy_per_completion // 0) | min),
+	  max_flat_s: ($p | map(.max_flat_s // 0) | max)
+	}' "$RQ_DETAILS" > "$RQ_DETAILS.new" && mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+	eval "$(jq -r '{W_ALARMS: .false_alarms, W_SESSIONS: .watch_sessions, W_RATIO: (.busy_per_completion // ""),
+		W_MINRATIO: (.min_phase_ratio // ""), W_NPHASES: (.phases | length), W_LOAD: .load_s, W_FLAT: .max_flat_s,
+		W_BAD: (.bad_sessions | map("\(.phase) session \(.n): exit \(.exit)") | join(", ")),
+		W_RQBAD: (.phases | map(select(.rqcheck_exit != 0 or (.rqcheck.blocks_verified // 0) == 0))
+		  | map("\(.phase): rqcheck exit \(.rqcheck_exit), \(.rqcheck.blocks_verified // 0) blocks verified, \(.rqcheck.bad // "?") bad") | join(", ")),
+		W_CORRUPT: (.phases | map(select(.rqcheck_exit == 1)) | length)}
+		| to_entries[] | "\(.key)=\(.value | tostring | @sh)"' "$RQ_DETAILS")"
+	[ "$W_ALARMS" = 0 ] || why="$why; FALSE ALARM: rqpathctl watch said livelock in $W_ALARMS of $W_SESSIONS sessions ($W_BAD)"
+	[ -z "$W_BAD" ] || [ "$W_ALARMS" != 0 ] || why="$why; watch sessions that did not end drained: $W_BAD"
+	[ -z "$W_RQBAD" ] || why="$why; $W_RQBAD"
+	# shellcheck disable=SC2153 # set by the eval above
+	[ "$W_NPHASES" = 2 ] || why="$why; only $W_NPHASES of 2 load phases ran"
+	if [ -z "$W_MINRATIO" ] || ! ll_ge "$W_MINRATIO" "$WD_MIN_RATIO"; then
+		why="$why; a phase's busy/completed is ${W_MINRATIO:-undefined}, below $WD_MIN_RATIO: not the hard case this test is about"
+	fi
+	if [ "$WD_STUCK" = 0 ]; then
+		rqpathctl remove "$WD_NAME" > /tmp/wd-rm.out 2>&1 || why="$why; rqpathctl remove: $(tail -n 1 /tmp/wd-rm.out)"
+		rmmod dm_rqpath 2> /tmp/wd-rm.out || why="$why; rmmod dm_rqpath: $(cat /tmp/wd-rm.out)"
+		rmmod scsi_debug 2> /tmp/wd-rm.out || why="$why; rmmod scsi_debug: $(cat /tmp/wd-rm.out)"
+	fi
+	rq_kernel_log_check
+	! rq_kernel_warned || why="$why; kernel warnings: $(head -n 1 /tmp/rq-kwarn.txt)"
+	if [ "$W_CORRUPT" != 0 ] && [ "$W_ALARMS" = 0 ]; then
+		rq_result corrupted "rqcheck found corruption under the busy load (${why#; })"
+	elif [ -n "$why" ]; then
+		ll_error "${why#; }"
+	else
+		rq_result clean "$W_SESSIONS watch sessions over ${W_LOAD}s of load, all drained, no false alarm; busy/completed $W_RATIO (lowest phase $W_MINRATIO), longest flat ${W_FLAT}s"
+	fi
+}

@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # rqpath guest library: sourced by the guest init and by every scenario.
-# Runs under busybox sh inside the QEMU guest, never on the host.
+# Runs under dash inside the QEMU guest, never on the host.
 
 RQ_RESULTS=/dev/ttyS1
 RQ_SCENARIO_DIR=/rqpath/scenarios
@@ -24,28 +24,67 @@ rq_cmdline_arg() {
 # exactly one rq_result VERDICT.  The line goes to the harness at once, so a
 # result survives whatever the kernel does afterwards.
 
-rq_detail() { # KEY STRING
-	jq -c --arg k "$1" --arg v "$2" '. + {($k): $v}' "$RQ_DETAILS" > "$RQ_DETAILS.new" &&
-		mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+#
+# Under TCG every jq start costs most of a second, so rq_detail* only
+# write a file each into $RQ_DETAILS_DIR, and one jq merges them into the
+# JSON object $RQ_DETAILS at rq_result.  Code that reads or rewrites
+# $RQ_DETAILS itself calls rq_details_sync first.  A counter file, not a
+# variable, numbers the entries, because details are recorded from inside
+# $(...) subshells too; a later detail with the same key wins.
+
+rq_detail_put() { # KIND KEY, value on stdin
+	n=$(($(cat "$RQ_DETAILS_DIR/.seq") + 1))
+	echo "$n" > "$RQ_DETAILS_DIR/.seq"
+	cat > "$RQ_DETAILS_DIR/$(printf %05d "$n").$1.$2"
 }
 
-rq_detail_json() { # KEY JSON
-	if ! jq -c --arg k "$1" --argjson v "$2" '. + {($k): $v}' "$RQ_DETAILS" > "$RQ_DETAILS.new" 2>/dev/null; then
-		rq_log "detail $1 is not JSON: $2"
-		rq_detail "$1" "$2"
-		return
-	fi
-	mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+rq_detail() { # KEY STRING
+	printf '%s' "$2" | rq_detail_put s "$1"
+}
+
+rq_detail_json() { # KEY JSON (kept as a string if it does not parse)
+	printf '%s' "$2" | rq_detail_put j "$1"
 }
 
 rq_detail_file() { # KEY FILE [MAXLINES]: the file's last lines, as a JSON array
 	[ -r "$2" ] || return 0
-	rq_detail_json "$1" "$(tail -n "${3:-40}" "$2" | jq -R . | jq -s -c .)"
+	tail -n "${3:-40}" "$2" | rq_detail_put l "$1"
+}
+
+# Merge the recorded details into $RQ_DETAILS.
+rq_details_sync() {
+	# shellcheck disable=SC2016 # a jq program, not shell
+	prog='$d[0]'
+	i=0
+	set --
+	for f in "$RQ_DETAILS_DIR"/[0-9]*; do
+		[ -e "$f" ] || continue
+		name=${f##*/}
+		kind=${name#*.}
+		key=${kind#*.}
+		kind=${kind%%.*}
+		i=$((i + 1))
+		set -- "$@" --rawfile "v$i" "$f"
+		case $kind in
+		s) prog="$prog + {\"$key\": \$v$i}" ;;
+		j) prog="$prog + {\"$key\": (try (\$v$i | fromjson) catch \$v$i)}" ;;
+		l) prog="$prog + {\"$key\": (\$v$i | split(\"\\n\") | map(select(length > 0)))}" ;;
+		esac
+	done
+	[ $i = 0 ] && return 0
+	if jq -n -c --slurpfile d "$RQ_DETAILS" "$@" "$prog" > "$RQ_DETAILS.new"; then
+		mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+		rm -f "$RQ_DETAILS_DIR"/[0-9]*
+	else
+		rq_log "details: could not merge $i entries"
+		return 1
+	fi
 }
 
 rq_result() { # VERDICT [REASON]
 	[ -n "${2:-}" ] && rq_detail reason "$2"
 	rq_kernel_log_check
+	rq_details_sync
 	jq -c --arg s "$RQ_SCENARIO" --arg v "$1" --arg st "$RQ_STAGE" \
 		--argjson t "$(echo "$(rq_now) $RQ_T0" | awk '{ printf "%.2f", $1 - $2 }')" \
 		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, details: .}' \
@@ -153,6 +192,7 @@ udev_settle_or_wait() {
 
 rq_udev_start() {
 	[ -e /run/udev/control ] && return 0
+	unset DM_DISABLE_UDEV
 	/lib/systemd/systemd-udevd --daemon --resolve-names=never 2>/tmp/udevd.err ||
 		{ rq_log "udevd failed: $(cat /tmp/udevd.err)"; return 1; }
 	udevadm trigger --action=add --type=subsystems
@@ -186,10 +226,14 @@ rq_trace_stop() { # OUTFILE
 rq_run_scenario() { # NAME
 	RQ_SCENARIO=$1
 	RQ_DETAILS=/tmp/rq-details.json
+	RQ_DETAILS_DIR=/tmp/rq-details.d
+	echo '{}' > "$RQ_DETAILS"
+	rm -rf "$RQ_DETAILS_DIR"
+	mkdir -p "$RQ_DETAILS_DIR"
+	echo 0 > "$RQ_DETAILS_DIR/.seq"
 	RQ_REPORTED=0
 	RQ_T0=$(rq_now)
 	RQ_DMESG_START=$(dmesg | wc -l)
-	echo '{}' > "$RQ_DETAILS"
 	rm -f /tmp/rq-kwarn.txt
 	echo "RQPATH-START $RQ_SCENARIO" > "$RQ_RESULTS"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"
@@ -240,6 +284,9 @@ rq_cleanup() {
 }
 
 rq_boot_main() {
+	# Until a scenario starts udevd, libdevmapper must make the
+	# /dev/mapper nodes itself.
+	export DM_DISABLE_UDEV=1
 	RQ_STAGE=$(rq_cmdline_arg rqpath.stage || echo unknown)
 	export RQ_STAGE
 	echo "RQPATH-BOOTED stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" > "$RQ_RESULTS"

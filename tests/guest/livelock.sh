@@ -393,6 +393,7 @@ ll_collect() {
 # One jq for all the details (jq costs about 0.4 s under TCG).
 ll_details() {
 	op=$1
+	rq_details_sync
 	jq -c --arg op "$op" --arg sd "$LL_SD_PARAMS" --argjson deadline "$LL_DEADLINE" \
 		--argjson stall "$LL_STALL" --argjson hungto "$LL_HUNG_TIMEOUT" \
 		--arg target "$LL_TARGET" --arg name "$LL_DMNAME" --arg dm "$LL_DM" --arg node "$LL_DEV" \
@@ -668,6 +669,7 @@ wd_scenario() {
 	echo 0 > "$WD_SD_SYSFS/ndelay" 2>/dev/null
 	# All figures in one jq.
 	for f in /tmp/wd-rqcheck-heavy.json /tmp/wd-rqcheck-sparse.json; do [ -e "$f" ] || : > "$f"; done
+	rq_details_sync
 	jq -c --arg sd "$LL_SD_PARAMS" --argjson qdepth "$WD_QDEPTH" --arg load "$WD_RQCHECK" --arg phases "$WD_PHASES" \
 		--argjson stall "$LL_STALL" --argjson minratio "$WD_MIN_RATIO" \
 		--rawfile sessions /tmp/wd-sessions.txt --rawfile ph /tmp/wd-phases.txt \

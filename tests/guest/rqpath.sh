@@ -399,6 +399,7 @@ rqp_finish() {
 	if rq_kernel_warned; then
 		rqp_fail "kernel warnings during the scenario: $(head -n 1 /tmp/rq-kwarn.txt)"
 	fi
+	rq_details_sync
 	# All details and the failed checks in one jq run.
 	if jq -c -R -s --slurpfile d "$RQ_DETAILS" --rawfile f "$RQP_FAILS" '
 		$d[0] + (split("\n") | map(select(length > 0) | split("\t")

@@ -25,6 +25,8 @@ CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG a
 QEMU = "qemu-system-x86_64"
 GUEST_MEMORY_MB = 2048
 GUEST_CPUS = 2
+# Seconds a guest gets to reach the init's first report.
+BOOT_DEADLINE = 90
 
 
 class HarnessError(Exception):
@@ -231,6 +233,9 @@ class Boot:
                         done_at = elapsed
                     if done_at is not None and elapsed - done_at > 15:
                         break  # finished but did not reset: stop it
+                    if elapsed > BOOT_DEADLINE and "RQPATH-BOOTED" not in self._read(self.results_path):
+                        self.timed_out = True
+                        break  # never reached init: no point waiting
                     if elapsed > self.timeout:
                         self.timed_out = True
                         break

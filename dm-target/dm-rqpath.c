@@ -646,27 +646,45 @@ static void rqpath_reset_counters(struct rqpath *rp)
 	}
 }
 
+/*
+ * The device a message names, as "major:minor" or a block device node.
+ * Resolved to a dev_t without opening it: dm_get_device() would try an
+ * exclusive open, which fails for a partition of a path and then reports
+ * the wrong problem.
+ */
+static int rqpath_parse_dev(const char *name, dev_t *devt)
+{
+	unsigned int major, minor;
+	char dummy;
+
+	if (sscanf(name, "%u:%u%c", &major, &minor, &dummy) == 2) {
+		*devt = MKDEV(major, minor);
+		if (MAJOR(*devt) != major || MINOR(*devt) != minor)
+			return -EOVERFLOW;
+		return 0;
+	}
+
+	return lookup_bdev(name, devt);
+}
+
 static int rqpath_path_message(struct dm_target *ti, struct rqpath *rp,
 			       const char *cmd, const char *name)
 {
 	struct rqpath_path *path = NULL;
-	struct dm_dev *dev;
 	unsigned int i;
-	int r;
+	dev_t devt;
 
-	r = dm_get_device(ti, name, dm_table_get_mode(ti->table), &dev);
-	if (r) {
+	if (rqpath_parse_dev(name, &devt)) {
 		DMWARN("%s: %s: cannot get device %s",
 		       dm_table_device_name(ti->table), cmd, name);
 		return -EINVAL;
 	}
 	for (i = 0; i < rp->nr_paths; i++) {
-		if (rp->paths[i].dev->bdev == dev->bdev) {
+		if (rp->paths[i].dev->bdev->bd_dev == devt) {
 			path = &rp->paths[i];
 			break;
 		}
 	}
-	dm_put_device(ti, dev);
 
 	if (!path) {
 		DMWARN("%s: %s: %s is not a path of this target",

@@ -1,0 +1,14 @@
+# shellcheck shell=sh
+# rqpath scenario: failover-multipath-scsidebug-allpaths
+# summary: dm-multipath over two scsi_debug hosts loses both paths under load: with queueing I/O waits and resumes, without it fails with EIO and no acknowledged write is lost
+# expect: clean
+# boot: shared
+# timeout: 120
+
+
+# shellcheck source=tests/guest/failover.sh
+. /rqpath/failover.sh
+
+scenario_run() {
+	fo_allpaths multipath scsidebug
+}

@@ -121,6 +121,20 @@ ll_in_flight() {
 	dmsetup status "$1" 2>/dev/null | awk '$3 == "rqpath" { print $(5 + 4 * $4 + 1); exit }'
 }
 
+# ll_op_mapped NAME OP: clones of OP's group(s) mapped so far (reads and
+# writes for readwrite).
+ll_op_mapped() {
+	dmsetup status "$1" 2>/dev/null | awk -v op="$2" '$3 == "rqpath" {
+		i = 5 + 4 * $4 + 5; n = $i; m = 0
+		for (g = 0; g < n; g++) {
+			name = $(i + 1 + 5 * g)
+			if (name == op || (op == "readwrite" && (name == "read" || name == "write")))
+				m += $(i + 2 + 5 * g)
+		}
+		print m; exit
+	}'
+}
+
 # ll_target TARGET: the dm device over LL_P1 LL_P2.  Sets LL_DMNAME (the
 # device-mapper name), LL_DM (dm-N), LL_DEV (a block node for it), LL_DEVNO
 # (major,minor as the tracepoints print it), LL_TABLE.  Returns 1 with
@@ -271,7 +285,10 @@ ll_observe() {
 	# drained on its first sample) or the operation is over.
 	if ll_is_rqpath; then
 		i=0
-		while [ $i -lt 40 ] && ll_running && [ "$(ll_in_flight "$LL_DMNAME")" = 0 ]; do
+		# Wait for the operation itself: other I/O (blkid's probe reads)
+		# can be in flight and gone before the operation arrives, and a
+		# watch that starts in that gap samples in_flight 0 and ends.
+		while [ $i -lt 100 ] && ll_running && ! [ "$(ll_op_mapped "$LL_DMNAME" "$1")" -gt 0 ] 2>/dev/null; do
 			i=$((i + 1))
 			sleep 0.05
 		done

@@ -491,11 +491,14 @@ static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
 	if (IS_ERR(clone)) {
 		atomic64_inc(&rp->no_clone_requeues);
 		/*
-		 * A dying path will never give us a request: retry on the
-		 * slow timer, which round-robin sends to the next path.
+		 * A dying path (its device was deleted) will never give us a
+		 * request: fail it, as a path error would, and retry on the
+		 * slow timer, which round-robin sends to another path.
 		 */
-		if (blk_queue_dying(q))
+		if (blk_queue_dying(q)) {
+			rqpath_fail_path(rp, path);
 			return DM_MAPIO_DELAY_REQUEUE;
+		}
 		/*
 		 * Out of tags: a plain requeue reaches blk-mq as
 		 * BLK_STS_RESOURCE, which reruns the queue once requests

@@ -26,6 +26,16 @@ rq_busy_disk_load() {
 	rq_scsi_debug_load $RQ_BUSY_DISK_PARAMS "$@"
 }
 
+# rq_busy_disk: load the busy disk, scheduler none; prints its node.
+rq_busy_disk() {
+	rq_busy_disk_load || { rq_log "busy scsi_debug disk did not come up"; return 1; }
+	disk=$(rq_scsi_debug_disks | head -n1)
+	rq_set_scheduler "$disk" none || { rq_log "cannot set scheduler none on $disk"; return 1; }
+	rq_detail disk "$disk"
+	rq_detail scsi_debug_params "$RQ_BUSY_DISK_PARAMS"
+	echo "$disk"
+}
+
 RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_insert block_rq_complete block_bio_frontmerge block_bio_backmerge"
 
 # rq_targeted_workload DEV: run rqcheck under block tracing; record the
@@ -33,7 +43,6 @@ RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_insert block_rq_comple
 # the verdict (clean, corrupted or error) for the caller to report.
 rq_targeted_workload() {
 	dev=$1
-	rq_detail scsi_debug_params "$RQ_BUSY_DISK_PARAMS"
 	rq_detail rqcheck_args "$RQ_TARGETED_ARGS"
 	# shellcheck disable=SC2086
 	if ! rq_trace_start $RQ_TRACE_EVENTS; then

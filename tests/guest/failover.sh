@@ -297,17 +297,6 @@ fo_restore_all_paths() {
 
 # --- maps -------------------------------------------------------------------
 
-# The dm-N kernel name of a mapped device.
-fo_dmname() {
-	for d in /sys/block/dm-*; do
-		[ -r "$d/dm/name" ] || continue
-		if [ "$(cat "$d/dm/name")" = "$1" ]; then
-			echo "${d##*/}"
-			return 0
-		fi
-	done
-	return 1
-}
 
 # fo_map_create [queue]: the map over both paths; sets FO_MAP (dm name),
 # FO_MAPDEV (/dev/mapper/...), FO_DMN (dm-N).
@@ -327,7 +316,7 @@ fo_map_create() {
 		FO_MAP=$FO_RQ FO_MAPDEV=/dev/mapper/$FO_RQ
 		;;
 	esac
-	FO_DMN=$(fo_dmname "$FO_MAP") || { fo_fail "no dm device for $FO_MAP"; return 1; }
+	FO_DMN=$(rq_dm_blkname "$FO_MAP") || { fo_fail "no dm device for $FO_MAP"; return 1; }
 	rq_detail map "$FO_MAP ($FO_DMN)"
 	rq_detail map_table "$(dmsetup table "$FO_MAP")"
 	FO_FLUSH0=$(fo_stat_field 16) FO_DISCARD0=$(fo_stat_field 12)

@@ -267,6 +267,15 @@ rq_cleanup() {
 		multipathd shutdown > /dev/null 2>&1
 		sleep 0.5
 	fi
+	# The next scenario starts without udev unless it starts it: udevd's
+	# probes (blkid) open new devices, move their counters and hold
+	# modules.
+	if [ -e /run/udev/control ]; then
+		udevadm settle --timeout=10 > /dev/null 2>&1
+		udevadm control --exit > /dev/null 2>&1
+		pkill -KILL -x systemd-udevd 2>/dev/null
+		rm -rf /run/udev
+	fi
 	grep -E ' /mnt' /proc/mounts | while read -r _ mnt _; do umount "$mnt" 2>/dev/null; done
 	for d in /sys/block/dm-*/dm/name; do
 		[ -e "$d" ] || continue

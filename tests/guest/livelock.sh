@@ -104,16 +104,6 @@ ll_paths() {
 	LL_P1=$1 LL_P2=$2
 }
 
-# Kernel name (dm-N) of the device-mapper device NAME.
-ll_dmname() {
-	for d in /sys/block/dm-*; do
-		if [ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ]; then
-			echo "${d##*/}"
-			return 0
-		fi
-	done
-	return 1
-}
 
 # <in_flight> of an rqpath device from `dmsetup status` (dm-target/README.md:
 # after the path groups and <queue_if_no_path>); cheaper than rqpathctl + jq.
@@ -154,7 +144,7 @@ ll_target() {
 			LL_WHY="dmsetup create failed: $(tail -n 2 /tmp/ll-create.out | tr '\n' ' ')"
 			return 1
 		fi
-		LL_DM=$(ll_dmname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
+		LL_DM=$(rq_dm_blkname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
 		# Without udevd nobody makes /dev/mapper/NAME; devtmpfs made dm-N.
 		LL_DEV=/dev/$LL_DM ;;
 	rqpathctl)
@@ -164,14 +154,14 @@ ll_target() {
 			return 1
 		fi
 		LL_TABLE=$(sed -n 's/^[^ ]*: created: //p' /tmp/ll-create.out)
-		LL_DM=$(ll_dmname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
+		LL_DM=$(rq_dm_blkname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
 		LL_DEV=/dev/mapper/$LL_NAME
 		[ -b "$LL_DEV" ] || { LL_WHY="rqpathctl create made no $LL_DEV"; return 1; } ;;
 	multipath)
 		rq_multipath_start || { LL_WHY="multipathd did not start"; return 1; }
 		LL_DEV=$(rq_multipath_map "$LL_P1" "$LL_P2") || { LL_WHY="multipath made no map over $LL_P1 $LL_P2"; return 1; }
 		LL_DMNAME=${LL_DEV##*/}
-		LL_DM=$(ll_dmname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
+		LL_DM=$(rq_dm_blkname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
 		LL_TABLE=$(dmsetup table "$LL_DMNAME")
 		multipath -ll > /tmp/ll-mpll.txt 2>&1 ;;
 	*)	LL_WHY="unknown target $1"; return 1 ;;

@@ -122,17 +122,6 @@ rqp_running() { [ -n "$1" ] && kill -0 "$1" 2>/dev/null; }
 
 rqp_devno() { cat "/sys/block/${1##*/}/dev"; }
 
-# The dm-N kernel name of a mapped device.
-rqp_dmname() {
-	for d in /sys/block/dm-*; do
-		[ -r "$d/dm/name" ] || continue
-		if [ "$(cat "$d/dm/name")" = "$1" ]; then
-			echo "${d##*/}"
-			return 0
-		fi
-	done
-	return 1
-}
 
 # Load dm-rqpath and scsi_debug (RQP_SD_PARAMS plus the arguments); sets
 # RQP_P1 RQP_P2 (/dev nodes), RQP_M1 RQP_M2 (major:minor), RQP_SECTORS.

@@ -15,9 +15,7 @@
 # the targeted workload relies on did happen, on the clones; without them
 # the run proves nothing and is an error.
 scenario_run() {
-	rq_busy_disk_load || { rq_result error "busy scsi_debug disk did not come up"; return; }
-	disk=$(rq_scsi_debug_disks | head -n1)
-	rq_set_scheduler "$disk" none || { rq_result error "cannot set scheduler none on the path"; return; }
+	disk=$(rq_busy_disk) || { rq_result error "the busy scsi_debug disk is not usable"; return; }
 	rq_modprobe dm_rqpath || { rq_result error "dm-rqpath did not load"; return; }
 	sectors=$(blockdev --getsz "$disk")
 	if ! echo "0 $sectors rqpath 1 $disk" | dmsetup create rqc; then
@@ -27,7 +25,6 @@ scenario_run() {
 	dm=$(rq_dm_blkname rqc) || { rq_result error "no dm-N for rqc"; return; }
 	rq_dm_node rqc > /dev/null || { rq_result error "no /dev/mapper/rqc"; return; }
 	rq_set_scheduler "/dev/$dm" none || { rq_result error "cannot set scheduler none on $dm"; return; }
-	rq_detail path "$disk"
 	verdict=$(rq_targeted_workload /dev/mapper/rqc)
 	rqpathctl status rqc --json > /tmp/rqc-status.json 2>/dev/null
 	rq_detail_json rqpath_status "$(jq -c '{in_flight, totals, ops: {read: .ops.read, write: .ops.write}}' /tmp/rqc-status.json)"

@@ -9,10 +9,7 @@
 . /rqpath/corruption.sh
 
 scenario_run() {
-	rq_busy_disk_load || { rq_result error "busy scsi_debug disk did not come up"; return; }
-	disk=$(rq_scsi_debug_disks | head -n1)
-	rq_set_scheduler "$disk" none || { rq_result error "cannot set scheduler none"; return; }
-	rq_detail disk "$disk"
+	disk=$(rq_busy_disk) || { rq_result error "the busy scsi_debug disk is not usable"; return; }
 	verdict=$(rq_targeted_workload "$disk")
 	rmmod scsi_debug || rq_log "rmmod scsi_debug failed"
 	rq_result "$verdict"

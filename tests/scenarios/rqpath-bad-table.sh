@@ -146,7 +146,7 @@ check_tables() {
 check_messages() {
 	rqp_run "create the target for the messages" rqp_dmsetup create rqp-m \
 		--table "0 $RQP_SECTORS rqpath 2 $RQP_P1 $RQP_P2" || return 1
-	SELF=$(rqp_devno "$(rqp_dmname rqp-m)")
+	SELF=$(rqp_devno "$(rq_dm_blkname rqp-m)")
 	# Counters that are not zero, so that a reset would show.
 	dd if=/dev/mapper/rqp-m of=/dev/null bs=4k count=4 iflag=direct 2>/dev/null
 	rqp_st rqp-m || return 1

@@ -98,7 +98,7 @@ run_op() {
 }
 
 check_ops() {
-	dm=$(rqp_dmname rqp-d)
+	dm=$(rq_dm_blkname rqp-d)
 	rqp_detail limits "discard_max_bytes $(cat "/sys/block/$dm/queue/discard_max_bytes"), write_zeroes_max_bytes $(cat "/sys/block/$dm/queue/write_zeroes_max_bytes"), write_cache $(cat "/sys/block/$dm/queue/write_cache")"
 	[ "$(cat "/sys/block/$dm/queue/discard_max_bytes")" -gt 0 ] ||
 		rqp_fail "precondition: the target does not support discard"

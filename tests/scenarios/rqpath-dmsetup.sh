@@ -105,7 +105,7 @@ check_dmsetup_create() {
 # Queue limits the target stacks from its paths (device-mapper core does it
 # through iterate_devices; see dm-target/README.md).
 check_queue_limits() {
-	dm=$(rqp_dmname "$1") || { rqp_fail "no /sys/block/dm-* for $1"; return; }
+	dm=$(rq_dm_blkname "$1") || { rqp_fail "no /sys/block/dm-* for $1"; return; }
 	q=/sys/block/$dm/queue q1=/sys/block/${RQP_P1##*/}/queue q2=/sys/block/${RQP_P2##*/}/queue
 	: > /tmp/rqp-limits.txt
 	for a in logical_block_size physical_block_size max_sectors_kb max_hw_sectors_kb \

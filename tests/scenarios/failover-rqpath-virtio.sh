@@ -1,15 +1,15 @@
 # shellcheck shell=sh
 # rqpath scenario: failover-rqpath-virtio
-# summary: 10 single-path failovers (offline+reinstate_path; delete+rescan with table reloads) under an rqcheck load on dm-rqpath over two virtio-scsi paths
+# summary: 20 single-path failovers (offline+reinstate_path; delete+rescan with table reloads) under an rqcheck load on dm-rqpath over two virtio-scsi paths
 # expect: clean
 # boot: shared
-# timeout: 150
+# timeout: 240
 # qemu: virtio-paths
 
 # shellcheck source=tests/guest/failover.sh
 . /rqpath/failover.sh
 
 scenario_run() {
-	FO_WATCHDOG=135  # a console dump of every process, should it hang
-	fo_cycles rqpath virtio 10 offline delete
+	FO_WATCHDOG=225  # a console dump of every process, should it hang
+	fo_cycles rqpath virtio 20 offline delete
 }

@@ -18,6 +18,7 @@ enum opt_id {
 	OPT_INTERVAL,
 	OPT_STALL,
 	OPT_TIMEOUT,
+	OPT_FOLLOW,
 };
 
 struct opt_spec {
@@ -51,6 +52,7 @@ static const struct opt_spec watch_opts[] = {
 	{ "stall", true, OPT_STALL },
 	{ "timeout", true, OPT_TIMEOUT },
 	{ "json", true, OPT_JSON_FILE },
+	{ "follow", false, OPT_FOLLOW },
 	{ NULL, false, 0 },
 };
 
@@ -91,7 +93,7 @@ static const struct cmd_spec commands[] = {
 	  "(sector 0), e.g. 'queue_if_no_path' or 'reset_counters'.\n" },
 	{ RQ_CMD_WATCH, "watch", 1, 1, watch_opts,
 	  "watch NAME [--interval MS] [--stall SECONDS] [--timeout SECONDS]\n"
-	  "                 [--json FILE]",
+	  "                 [--json FILE] [--follow]",
 	  "Sample the status of NAME and decide between drained and livelock.\n"
 	  "Livelock: requests in flight, busy hand-backs rising, completions\n"
 	  "flat for --stall seconds.\n"
@@ -100,7 +102,13 @@ static const struct cmd_spec commands[] = {
 	  "  --timeout SECONDS  give up without a decision after this long\n"
 	  "  --json FILE        write the verdict, latency, stuck ops and\n"
 	  "                     counter deltas to FILE\n"
-	  "Exit: 0 drained, 3 livelock, 4 timeout, 1 error, 2 usage.\n" },
+	  "  --follow           watch a whole workload: in_flight 0 does not\n"
+	  "                     end the watch (phase idle, windows restart);\n"
+	  "                     it ends at livelock, or at --timeout or\n"
+	  "                     SIGINT/SIGTERM with verdict quiet (no\n"
+	  "                     livelock) or stall\n"
+	  "Exit: 0 drained or quiet, 3 livelock, 4 timeout or stall, 1 error\n"
+	  "or interrupted, 2 usage.\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -298,6 +306,9 @@ static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 			return usage_error(cli, "%s: --timeout '%s': expected "
 					   "seconds, more than 0", cmd, value);
 		cli->has_timeout = true;
+		return RQ_EXIT_OK;
+	case OPT_FOLLOW:
+		cli->follow = true;
 		return RQ_EXIT_OK;
 	}
 	return usage_error(cli, "%s: internal error: option", cmd);

@@ -12,7 +12,7 @@
 #include "rq_status.h"
 
 enum rq_exit {
-	RQ_EXIT_OK = 0,
+	RQ_EXIT_OK = 0,		/* watch: drained, or quiet with --follow */
 	RQ_EXIT_ERROR = 1,	/* device vanished, ioctl failed, bad status */
 	RQ_EXIT_USAGE = 2,
 	RQ_EXIT_LIVELOCK = 3,	/* watch: livelock detected */
@@ -57,6 +57,7 @@ struct rq_cli {
 	double stall_s;
 	bool has_timeout;
 	double timeout_s;
+	bool follow;		/* in_flight 0 is idle, not the end */
 	const char *json_file;
 	/* set when parsing fails */
 	char error[256];

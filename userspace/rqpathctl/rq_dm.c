@@ -382,8 +382,10 @@ enum rq_dm_result rq_dm_read_target(const char *name, bool table,
 	} else if (strcmp(type, TARGET_TYPE)) {
 		rc = read_failed(err, errlen, "'%s' is a %s device, not %s",
 				 name, type, TARGET_TYPE);
-	} else if (!(out->params = strdup(params))) {
-		rc = read_failed(err, errlen, "out of memory");
+	} else {
+		out->params = strdup(params);
+		if (!out->params)
+			rc = read_failed(err, errlen, "out of memory");
 	}
 out:
 	dm_task_destroy(dmt);

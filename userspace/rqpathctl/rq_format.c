@@ -28,6 +28,8 @@ const char *rq_outcome_name(enum rq_outcome outcome)
 		return "error";
 	case RQ_OUTCOME_INTERRUPTED:
 		return "interrupted";
+	case RQ_OUTCOME_QUIET:
+		return "quiet";
 	}
 	return "error";
 }
@@ -36,6 +38,7 @@ int rq_outcome_exit_code(enum rq_outcome outcome)
 {
 	switch (outcome) {
 	case RQ_OUTCOME_DRAINED:
+	case RQ_OUTCOME_QUIET:
 		return 0;
 	case RQ_OUTCOME_LIVELOCK:
 		return 3;
@@ -51,7 +54,9 @@ int rq_outcome_exit_code(enum rq_outcome outcome)
 
 enum rq_outcome rq_outcome_on_timeout(const struct rq_watch_state *w)
 {
-	return rq_watch_is_stalled(w) ? RQ_OUTCOME_STALL : RQ_OUTCOME_TIMEOUT;
+	if (rq_watch_is_stalled(w))
+		return RQ_OUTCOME_STALL;
+	return w->cfg.follow ? RQ_OUTCOME_QUIET : RQ_OUTCOME_TIMEOUT;
 }
 
 void rq_json_string(FILE *out, const char *s)
@@ -325,7 +330,17 @@ void rq_watch_print_report(FILE *out, const struct rq_watch_summary *sum)
 		fprintf(out, "INTERRUPTED watching %s after %.2f s\n",
 			sum->device, sum->elapsed_s);
 		break;
+	case RQ_OUTCOME_QUIET:
+		fprintf(out, "QUIET on %s: no livelock in %.2f s "
+			"(in_flight %" PRIu64 ", phase %s)\n", sum->device,
+			sum->elapsed_s, w->prev.in_flight,
+			rq_phase_name(w->phase));
+		break;
 	}
+	/* Only in follow mode: without it the report stays as it was. */
+	if (w->cfg.follow)
+		fprintf(out, "follow mode: %u idle sample(s) (in_flight 0), "
+			"idle did not end the watch\n", w->nr_idle);
 	if (w->nr_resets)
 		fprintf(out, "counters were reset %u time(s); windows restarted\n",
 			w->nr_resets);
@@ -397,9 +412,18 @@ void rq_watch_print_json(FILE *out, const struct rq_watch_summary *sum)
 	fputs(",\n  \"elapsed_s\": ", out);
 	json_seconds(out, sum->elapsed_s);
 	fprintf(out, ",\n  \"samples\": %u,\n  \"counter_resets\": %u,\n"
-		"  \"config\": ", sampled ? w->nr_samples : 0,
-		sampled ? w->nr_resets : 0);
+		"  \"idle_samples\": %u,\n  \"max_flat_s\": ",
+		sampled ? w->nr_samples : 0, sampled ? w->nr_resets : 0,
+		sampled ? w->nr_idle : 0);
+	json_seconds(out, sampled ? w->max_flat_s : 0);
+	fputs(",\n  \"config\": ", out);
 	json_config(out, sum);
+	/*
+	 * A setting, but outside "config": that object's text predates
+	 * follow mode and readers may match it as a whole.
+	 */
+	fprintf(out, ",\n  \"follow\": %s",
+		w && w->cfg.follow ? "true" : "false");
 	fputs(",\n  \"in_flight\": ", out);
 	if (sampled)
 		fprintf(out, "%" PRIu64, w->prev.in_flight);

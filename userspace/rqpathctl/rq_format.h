@@ -20,6 +20,7 @@ enum rq_outcome {
 	RQ_OUTCOME_STALL,	/* --timeout elapsed while stalled */
 	RQ_OUTCOME_ERROR,	/* device vanished, status unreadable */
 	RQ_OUTCOME_INTERRUPTED,	/* SIGINT or SIGTERM */
+	RQ_OUTCOME_QUIET,	/* follow: --timeout or a signal, no livelock */
 };
 
 struct rq_watch_summary {
@@ -35,7 +36,11 @@ struct rq_watch_summary {
 
 const char *rq_outcome_name(enum rq_outcome outcome);
 int rq_outcome_exit_code(enum rq_outcome outcome);
-/* What to call the end of a watch whose --timeout elapsed. */
+/*
+ * What to call the end of a watch whose --timeout elapsed: stall if it is
+ * stalled now, else timeout, or quiet in follow mode (no livelock in all
+ * that time is the answer a followed workload wants).
+ */
 enum rq_outcome rq_outcome_on_timeout(const struct rq_watch_state *w);
 
 void rq_status_print_human(FILE *out, const char *device,

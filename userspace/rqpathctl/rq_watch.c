@@ -9,6 +9,10 @@
  *               so that a device that stalled first and started spinning
  *               later gets a full stall_s of spinning before the verdict;
  *   base        the first sample, or the first after a counter reset.
+ *
+ * In follow mode an idle sample (nothing in flight) moves progress and
+ * spin_start to itself, but not base: the report of a followed workload
+ * covers all of it, idle gaps included.
  */
 #include "rq_watch.h"
 
@@ -29,6 +33,7 @@ void rq_watch_config_default(struct rq_watch_config *cfg, double stall_s,
 		quiet = 2 * interval_s;
 	cfg->stall_s = stall_s;
 	cfg->busy_quiet_s = quiet;
+	cfg->follow = false;
 }
 
 void rq_watch_init(struct rq_watch_state *w, const struct rq_watch_config *cfg)
@@ -90,14 +95,34 @@ static bool counters_restarted(const struct rq_sample *prev,
 	return false;
 }
 
+/* The stall and livelock windows start afresh at s. */
+static void restart_stall_windows(struct rq_watch_state *w,
+				  const struct rq_sample *s)
+{
+	w->progress = *s;
+	w->spin_start = *s;
+	w->last_busy_rise_t = s->t;
+}
+
 static void restart_windows(struct rq_watch_state *w,
 			    const struct rq_sample *s)
 {
 	w->base = *s;
-	w->progress = *s;
-	w->spin_start = *s;
-	w->last_busy_rise_t = s->t;
+	restart_stall_windows(w, s);
 	w->phase = RQ_PHASE_START;
+}
+
+/*
+ * Follow mode, nothing in flight: an idle device is neither stalled nor
+ * spinning, so whatever comes next is judged from here and not from the
+ * last completion before the gap (which could be minutes old).  Every idle
+ * sample moves the mark, so the window starts at the last one.
+ */
+static void go_idle(struct rq_watch_state *w, const struct rq_sample *s)
+{
+	restart_stall_windows(w, s);
+	w->phase = RQ_PHASE_IDLE;
+	w->nr_idle++;
 }
 
 static enum rq_verdict decide(struct rq_watch_state *w,
@@ -147,13 +172,20 @@ enum rq_verdict rq_watch_feed_sample(struct rq_watch_state *w,
 	if (restarted)
 		restart_windows(w, s);
 
-	/* A drained device is done whatever its counters did. */
-	if (!s->in_flight) {
+	/*
+	 * A drained device is done whatever its counters did; in follow mode
+	 * it is idle, and the watch goes on.
+	 */
+	if (!s->in_flight && w->cfg.follow) {
+		go_idle(w, s);
+	} else if (!s->in_flight) {
 		w->phase = RQ_PHASE_DRAINED;
 		w->verdict = RQ_VERDICT_DRAINED;
 	} else if (!restarted) {
 		w->verdict = decide(w, s);
 	}
+	if (s->in_flight && s->t - w->progress.t > w->max_flat_s)
+		w->max_flat_s = s->t - w->progress.t;
 	w->prev = *s;
 	return w->verdict;
 }
@@ -259,6 +291,8 @@ const char *rq_phase_name(enum rq_phase phase)
 		return "drained";
 	case RQ_PHASE_LIVELOCK:
 		return "livelock";
+	case RQ_PHASE_IDLE:
+		return "idle";
 	}
 	return "?";
 }

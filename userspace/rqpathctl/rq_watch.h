@@ -8,6 +8,10 @@
  * Livelock: requests are in flight, busy hand-backs (sum over ops of
  * <busy>) keep rising, and completions (sum of <completed>) have not moved
  * for stall_s seconds.  See README.md, "watch", for the full rule.
+ *
+ * By default a sample with nothing in flight ends the watch (drained).  In
+ * follow mode it does not: it is an idle sample that restarts the windows,
+ * so one watch can cover a whole workload with idle gaps in it.
  */
 #ifndef RQ_WATCH_H
 #define RQ_WATCH_H
@@ -33,6 +37,11 @@ struct rq_watch_config {
 	 * window starts again when busy moves again.
 	 */
 	double busy_quiet_s;
+	/*
+	 * in_flight == 0 is an idle gap, not the end: no DRAINED verdict,
+	 * the windows restart at the idle sample instead.
+	 */
+	bool follow;
 };
 
 enum rq_verdict {
@@ -49,12 +58,19 @@ enum rq_phase {
 	RQ_PHASE_STALLED,	/* completions flat, busy flat */
 	RQ_PHASE_DRAINED,
 	RQ_PHASE_LIVELOCK,
+	RQ_PHASE_IDLE,		/* follow mode: nothing in flight */
 };
 
 struct rq_watch_state {
 	struct rq_watch_config cfg;
 	unsigned int nr_samples;
 	unsigned int nr_resets;		/* counters went down: window restarted */
+	unsigned int nr_idle;		/* follow: samples with in_flight 0 */
+	/*
+	 * The longest stretch without a completion while requests were in
+	 * flight: how close a progressing device came to the stall limit.
+	 */
+	double max_flat_s;
 	enum rq_phase phase;
 	enum rq_verdict verdict;	/* sticky once not NONE */
 	struct rq_sample base;		/* first sample, or first after a reset */
@@ -74,7 +90,10 @@ struct rq_window {
 	struct rq_op_counters ops[RQ_MAX_OPS];
 };
 
-/* Defaults for a sampling interval: busy may pause max(stall/2, 2 samples). */
+/*
+ * Defaults for a sampling interval: busy may pause max(stall/2, 2 samples).
+ * Follow mode is off; the caller turns it on.
+ */
 void rq_watch_config_default(struct rq_watch_config *cfg, double stall_s,
 			     double interval_s);
 
@@ -96,7 +115,10 @@ enum rq_verdict rq_watch_feed(struct rq_watch_state *w,
  */
 bool rq_watch_is_stalled(const struct rq_watch_state *w);
 
-/* Seconds since completions last moved (or the window restarted). */
+/*
+ * Seconds since completions last moved (or the windows restarted: a counter
+ * reset, or an idle sample in follow mode).
+ */
 double rq_watch_flat_seconds(const struct rq_watch_state *w);
 
 /* For a livelock: decision time minus the start of the stall window. */
@@ -105,7 +127,7 @@ double rq_watch_latency(const struct rq_watch_state *w);
 /*
  * The window a report should describe: the livelock window for a livelock,
  * the no-progress window while stalled, else everything since the first
- * sample (or the last counter reset).
+ * sample (or the last counter reset; idle samples do not cut it short).
  */
 void rq_watch_report_window(const struct rq_watch_state *w,
 			    struct rq_window *out);

@@ -323,6 +323,18 @@ static bool watch_sample(struct watch_run *run, double t,
 	return true;
 }
 
+/*
+ * A followed watch has no end of its own but a livelock or --timeout:
+ * stopping it is how its caller says the workload is over, so a signal
+ * ends it like the timeout does.  Without --follow it interrupts.
+ */
+static enum rq_outcome outcome_on_stop_signal(const struct watch_run *run)
+{
+	if (run->state.cfg.follow)
+		return rq_outcome_on_timeout(&run->state);
+	return RQ_OUTCOME_INTERRUPTED;
+}
+
 static enum rq_outcome watch_loop(struct watch_run *run, double t0)
 {
 	const struct rq_cli *cli = run->cli;
@@ -343,7 +355,7 @@ static enum rq_outcome watch_loop(struct watch_run *run, double t0)
 		if (cli->has_timeout && t >= cli->timeout_s)
 			return rq_outcome_on_timeout(&run->state);
 		if (stop_signal)
-			return RQ_OUTCOME_INTERRUPTED;
+			return outcome_on_stop_signal(run);
 
 		/* Fixed ticks; after a slow ioctl, start again from now. */
 		next += interval;
@@ -353,7 +365,7 @@ static enum rq_outcome watch_loop(struct watch_run *run, double t0)
 			next = t0 + cli->timeout_s;
 		sleep_until(next);
 		if (stop_signal)
-			return RQ_OUTCOME_INTERRUPTED;
+			return outcome_on_stop_signal(run);
 	}
 }
 
@@ -371,6 +383,7 @@ static void explain_outcome(const struct rq_watch_summary *sum)
 {
 	switch (sum->outcome) {
 	case RQ_OUTCOME_DRAINED:
+	case RQ_OUTCOME_QUIET:
 		break;
 	case RQ_OUTCOME_LIVELOCK:
 		fprintf(stderr, "rqpathctl: watch: livelock detected on '%s'\n",
@@ -402,13 +415,17 @@ static int cmd_watch(const struct rq_cli *cli)
 	int rc;
 
 	/* Open the JSON file first: a typo should not cost a whole run. */
-	if (cli->json_file && !(json = fopen(cli->json_file, "w")))
-		return fail("watch: cannot open %s: %s", cli->json_file,
-			    strerror(errno));
+	if (cli->json_file) {
+		json = fopen(cli->json_file, "w");
+		if (!json)
+			return fail("watch: cannot open %s: %s",
+				    cli->json_file, strerror(errno));
+	}
 
 	memset(&run, 0, sizeof(run));
 	run.cli = cli;
 	rq_watch_config_default(&cfg, cli->stall_s, cli->interval_ms / 1000.0);
+	cfg.follow = cli->follow;
 	rq_watch_init(&run.state, &cfg);
 	catch_stop_signals();
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -417,6 +434,8 @@ static int cmd_watch(const struct rq_cli *cli)
 	       cfg.busy_quiet_s);
 	if (cli->has_timeout)
 		printf(", timeout %.3g s", cli->timeout_s);
+	if (cli->follow)
+		printf(", follow (in_flight 0 does not end the watch)");
 	printf("\n");
 
 	t0 = now_seconds();

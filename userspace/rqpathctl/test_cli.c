@@ -284,6 +284,52 @@ static void watch_options(void **state)
 	assert_true(cli.stall_s == 4.0);
 }
 
+static void watch_follow(void **state)
+{
+	(void)state;
+	/* off unless asked for */
+	assert_ok("watch rq0 --timeout 5");
+	assert_false(cli.follow);
+
+	assert_ok("watch rq0 --follow");
+	assert_int_equal(cli.cmd, RQ_CMD_WATCH);
+	assert_true(cli.follow);
+	assert_false(cli.has_timeout);
+	assert_int_equal(cli.interval_ms, 200);
+	assert_true(cli.stall_s == 3.0);
+
+	assert_ok("watch --follow rq0 --timeout 600");
+	assert_true(cli.follow);
+	assert_string_equal(cli.name, "rq0");
+	assert_true(cli.has_timeout);
+	assert_true(cli.timeout_s == 600.0);
+
+	assert_ok("watch rq0 --interval 50 --follow --stall=1.5 --json "
+		  "/tmp/w.json --timeout=30");
+	assert_true(cli.follow);
+	assert_int_equal(cli.interval_ms, 50);
+	assert_true(cli.stall_s == 1.5);
+	assert_true(cli.timeout_s == 30.0);
+	assert_string_equal(cli.json_file, "/tmp/w.json");
+
+	/* a flag: repeating it is harmless */
+	assert_ok("watch rq0 --follow --follow");
+	assert_true(cli.follow);
+
+	/* after "--" it is a (second) argument, not the option */
+	assert_usage_error("watch rq0 -- --follow", "unexpected argument "
+			   "'--follow'");
+	assert_usage_error("watch --follow", "missing NAME");
+	assert_usage_error("watch rq0 --follow=1", "takes no value");
+	assert_usage_error("watch rq0 --follow=", "takes no value");
+	assert_usage_error("watch rq0 --follow 10", "unexpected argument "
+			   "'10'");
+	assert_usage_error("watch rq0 -f", "unknown option '-f'");
+	assert_usage_error("watch rq0 --follows", "unknown option");
+	assert_usage_error("status rq0 --follow", "unknown option '--follow'");
+	assert_usage_error("create rq0 /dev/sdb --follow", "unknown option");
+}
+
 struct bad_watch {
 	const char *args;
 	const char *why;
@@ -382,6 +428,24 @@ static void usage_texts(void **state)
 	assert_string_equal(rq_cmd_name(RQ_CMD_FAIL_PATH), "fail-path");
 }
 
+static void watch_usage_documents_follow(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	out = open_memstream(&buf, &len);
+	assert_non_null(out);
+	rq_cli_usage(out, RQ_CMD_WATCH);
+	fclose(out);
+	assert_non_null(strstr(buf, "[--follow]"));
+	assert_non_null(strstr(buf, "  --follow "));
+	assert_non_null(strstr(buf, "quiet"));
+	assert_non_null(strstr(buf, "idle"));
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -397,9 +461,11 @@ int main(void)
 		cmocka_unit_test(message_too_long),
 		cmocka_unit_test(watch_defaults),
 		cmocka_unit_test(watch_options),
+		cmocka_unit_test(watch_follow),
 		cmocka_unit_test(watch_invalid),
 		cmocka_unit_test(number_parsers),
 		cmocka_unit_test(usage_texts),
+		cmocka_unit_test(watch_usage_documents_follow),
 	};
 
 	return cmocka_run_group_tests_name("rq_cli", tests, NULL, NULL);

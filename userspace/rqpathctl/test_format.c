@@ -540,6 +540,241 @@ static void progress_line(void **state)
 	assert_contains(done(out), "busy=750 (+750) completed=5 (+0)");
 }
 
+/* ---- watch --follow -------------------------------------------------- */
+
+static void start_follow(void)
+{
+	struct rq_watch_config cfg;
+
+	rq_watch_config_default(&cfg, 3, 0.2);
+	cfg.follow = true;
+	rq_watch_init(&w, &cfg);
+}
+
+/*
+ * Reads progress to 1.0 s, idle 1.2 .. 2.0 s (5 samples), reads again to
+ * 3.0 s, idle to 4.0 s (5 samples): no verdict, idle at the end.
+ */
+static void make_follow_quiet(void)
+{
+	uint64_t done_reads = 0;
+	int i;
+
+	start_follow();
+	for (i = 0; i <= 20; i++) {
+		bool busy = i <= 5 || (i >= 11 && i <= 15);
+
+		if (busy)
+			done_reads += 4;
+		feed_simple(i * 0.2, busy ? 3 : 0, done_reads, 0);
+	}
+	assert_int_equal(w.verdict, RQ_VERDICT_NONE);
+	assert_int_equal(w.phase, RQ_PHASE_IDLE);
+	assert_int_equal(w.nr_idle, 10);
+}
+
+/* Idle at first, then in flight with nothing moving for 5 s: a stall. */
+static void make_follow_stall(void)
+{
+	int i;
+
+	start_follow();
+	for (i = 0; i <= 5; i++)
+		feed_simple(i * 0.2, 0, 100, 7);
+	for (; i <= 30; i++)
+		feed_simple(i * 0.2, 4, 100, 7);
+	assert_int_equal(w.verdict, RQ_VERDICT_NONE);
+	assert_true(rq_watch_is_stalled(&w));
+}
+
+/* Idle until 1.0 s, then discard spins: livelock 3 s after the idle. */
+static void make_follow_livelock(void)
+{
+	int i;
+
+	start_follow();
+	for (i = 0; i <= 20; i++)
+		feed_simple(i * 0.2, i <= 5 ? 0 : 1, 5,
+			    i > 5 ? (uint64_t)(i - 5) * 50 : 0);
+	assert_int_equal(w.verdict, RQ_VERDICT_LIVELOCK);
+}
+
+static void follow_outcome_on_timeout(void **state)
+{
+	int i;
+
+	(void)state;
+	assert_string_equal(rq_outcome_name(RQ_OUTCOME_QUIET), "quiet");
+	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_QUIET), 0);
+
+	make_follow_quiet();
+	assert_int_equal(rq_outcome_on_timeout(&w), RQ_OUTCOME_QUIET);
+	make_follow_stall();
+	assert_int_equal(rq_outcome_on_timeout(&w), RQ_OUTCOME_STALL);
+
+	/* spinning, but not for --stall yet: no livelock in the watch */
+	start_follow();
+	for (i = 0; i <= 10; i++)
+		feed_simple(i * 0.2, 1, 5, (uint64_t)i * 50);
+	assert_int_equal(w.phase, RQ_PHASE_SPINNING);
+	assert_int_equal(rq_outcome_on_timeout(&w), RQ_OUTCOME_QUIET);
+
+	/* in flight, flat for less than --stall: not a stall yet */
+	start_follow();
+	for (i = 0; i <= 10; i++)
+		feed_simple(i * 0.2, 4, 100, 7);
+	assert_int_equal(rq_outcome_on_timeout(&w), RQ_OUTCOME_QUIET);
+}
+
+static void watch_json_follow_quiet(void **state)
+{
+	struct rq_watch_summary sum;
+	FILE *out = capture();
+	const char *json;
+
+	(void)state;
+	make_follow_quiet();
+	sum = summary(rq_outcome_on_timeout(&w));
+	sum.has_timeout = true;
+	sum.timeout_s = 4;
+	rq_watch_print_json(out, &sum);
+	json = done(out);
+	assert_valid_json(json);
+	assert_contains(json, "\"verdict\": \"quiet\"");
+	assert_contains(json, "\"exit_code\": 0");
+	assert_contains(json, "\"error\": null");
+	assert_contains(json, "\"samples\": 21");
+	assert_contains(json, "\"counter_resets\": 0,\n"
+			"  \"idle_samples\": 10,");
+	/* config's text is as it was before follow mode */
+	assert_contains(json, "\"config\": {\"interval_ms\": 200, "
+			"\"stall_s\": 3.000, \"busy_quiet_s\": 1.500, "
+			"\"timeout_s\": 4.000},\n  \"follow\": true,");
+	assert_contains(json, "\"in_flight\": 0");
+	assert_contains(json, "\"phase\": \"idle\"");
+	assert_contains(json, "\"stall_start_s\": null");
+	assert_contains(json, "\"detection_latency_s\": null");
+	assert_contains(json, "\"stuck_ops\": []");
+	/* the whole watch, idle gaps included */
+	assert_contains(json, "\"window\": {\"start_s\": 0.000, "
+			"\"end_s\": 4.000, \"duration_s\": 4.000");
+	assert_contains(json, "\"total\": {\"mapped\": 40, \"busy\": 0, "
+			"\"completed\": 40, \"errors\": 0}");
+}
+
+static void watch_json_follow_stall_and_livelock(void **state)
+{
+	struct rq_watch_summary sum;
+	FILE *out = capture();
+	const char *json;
+
+	(void)state;
+	make_follow_stall();
+	sum = summary(rq_outcome_on_timeout(&w));
+	rq_watch_print_json(out, &sum);
+	json = done(out);
+	assert_valid_json(json);
+	assert_contains(json, "\"verdict\": \"stall\"");
+	assert_contains(json, "\"exit_code\": 4");
+	assert_contains(json, "\"idle_samples\": 6");
+	assert_contains(json, "\"follow\": true");
+	assert_contains(json, "\"phase\": \"stalled\"");
+	/* no progress since the last idle sample */
+	assert_contains(json, "\"window\": {\"start_s\": 1.000, "
+			"\"end_s\": 6.000");
+
+	make_follow_livelock();
+	sum = summary(RQ_OUTCOME_LIVELOCK);
+	out = capture();
+	rq_watch_print_json(out, &sum);
+	json = done(out);
+	assert_valid_json(json);
+	assert_contains(json, "\"verdict\": \"livelock\"");
+	assert_contains(json, "\"exit_code\": 3");
+	assert_contains(json, "\"idle_samples\": 6");
+	assert_contains(json, "\"follow\": true");
+	assert_contains(json, "\"stall_start_s\": 1.000");
+	assert_contains(json, "\"decision_s\": 4.000");
+	assert_contains(json, "\"detection_latency_s\": 3.000");
+	assert_contains(json, "\"stuck_ops\": [\"discard\"]");
+}
+
+/* Without --follow the two new keys are there, with neutral values. */
+static void watch_json_without_follow(void **state)
+{
+	struct rq_watch_summary sum;
+	FILE *out = capture();
+	const char *json;
+
+	(void)state;
+	make_drained();
+	sum = summary(RQ_OUTCOME_DRAINED);
+	rq_watch_print_json(out, &sum);
+	json = done(out);
+	assert_valid_json(json);
+	assert_contains(json, "\"idle_samples\": 0");
+	assert_contains(json, "\"follow\": false");
+	assert_contains(json, "\"phase\": \"drained\"");
+
+	/* and before any sample */
+	rq_watch_init(&w, &w.cfg);
+	sum = summary(RQ_OUTCOME_ERROR);
+	sum.error = "device vanished";
+	out = capture();
+	rq_watch_print_json(out, &sum);
+	json = done(out);
+	assert_valid_json(json);
+	assert_contains(json, "\"idle_samples\": 0");
+	assert_contains(json, "\"follow\": false");
+}
+
+static void watch_report_follow(void **state)
+{
+	struct rq_watch_summary sum;
+	FILE *out;
+	const char *text;
+
+	(void)state;
+	make_follow_quiet();
+	sum = summary(RQ_OUTCOME_QUIET);
+	out = capture();
+	rq_watch_print_report(out, &sum);
+	text = done(out);
+	assert_contains(text, "QUIET on rq0: no livelock in 4.01 s "
+			"(in_flight 0, phase idle)\n");
+	assert_contains(text, "follow mode: 10 idle sample(s) (in_flight 0), "
+			"idle did not end the watch\n");
+	assert_contains(text, "counter deltas 0.00 s .. 4.00 s:");
+
+	make_follow_stall();
+	sum = summary(RQ_OUTCOME_STALL);
+	out = capture();
+	rq_watch_print_report(out, &sum);
+	text = done(out);
+	assert_contains(text, "STALL on rq0: 4 request(s) in flight, no "
+			"completion for 5.00 s and busy flat");
+	assert_contains(text, "follow mode: 6 idle sample(s)");
+
+	/* without --follow the report has no such line */
+	make_livelock();
+	sum = summary(RQ_OUTCOME_LIVELOCK);
+	out = capture();
+	rq_watch_print_report(out, &sum);
+	assert_null(strstr(done(out), "follow"));
+}
+
+static void progress_line_idle(void **state)
+{
+	FILE *out;
+
+	(void)state;
+	make_follow_quiet();
+	out = capture();
+	rq_watch_print_progress(out, &w, NULL);
+	assert_string_equal(done(out), "[    4.00s] in_flight=0 busy=0 (+0) "
+			    "completed=44 (+0) flat=0.0s phase=idle\n");
+}
+
 static void outcomes_map_to_exit_codes(void **state)
 {
 	(void)state;
@@ -587,6 +822,13 @@ int main(void)
 		cmocka_unit_test_teardown(watch_report_livelock, teardown),
 		cmocka_unit_test_teardown(watch_report_other_outcomes, teardown),
 		cmocka_unit_test_teardown(progress_line, teardown),
+		cmocka_unit_test(follow_outcome_on_timeout),
+		cmocka_unit_test_teardown(watch_json_follow_quiet, teardown),
+		cmocka_unit_test_teardown(watch_json_follow_stall_and_livelock,
+					  teardown),
+		cmocka_unit_test_teardown(watch_json_without_follow, teardown),
+		cmocka_unit_test_teardown(watch_report_follow, teardown),
+		cmocka_unit_test_teardown(progress_line_idle, teardown),
 		cmocka_unit_test(outcomes_map_to_exit_codes),
 		cmocka_unit_test(validator_rejects_bad_json),
 	};

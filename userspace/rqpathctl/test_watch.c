@@ -40,6 +40,16 @@ static void start(double stall_s, double interval_s)
 	rq_watch_init(&w, &cfg);
 }
 
+/* As start(), in follow mode: in_flight 0 is an idle gap, not the end. */
+static void start_follow(double stall_s, double interval_s)
+{
+	struct rq_watch_config cfg;
+
+	rq_watch_config_default(&cfg, stall_s, interval_s);
+	cfg.follow = true;
+	rq_watch_init(&w, &cfg);
+}
+
 static enum rq_verdict feed(const struct counters *c, double t)
 {
 	unsigned int i, nr_ops = c->nr_ops ? c->nr_ops : 6;
@@ -441,6 +451,260 @@ static void spin_after_stall_gets_a_full_window(void **state)
 	assert_near(rq_watch_flat_seconds(&w), 64 * 0.2);
 }
 
+/*
+ * max_flat_s: the longest no-completion stretch with requests in flight,
+ * over the whole watch; idle stretches do not count.
+ */
+static void max_flat_tracks_the_longest_stretch(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	/* completions every 1.0 s for 5 s */
+	for (i = 0; i <= 25; i++) {
+		if (i % 5 == 0)
+			c.done[WRITE]++;
+		c.busy[WRITE] += 10;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_near(w.max_flat_s, 0.8);
+	/* 10 s idle: not flat */
+	c.in_flight = 0;
+	for (i = 26; i <= 75; i++)
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	assert_near(w.max_flat_s, 0.8);
+	/* in flight again from the last idle sample (15.0 s): flat until 17.4 s */
+	c.in_flight = 1;
+	for (i = 76; i <= 88; i++) {
+		if (i == 88)
+			c.done[WRITE]++;
+		c.busy[WRITE] += 10;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_near(w.max_flat_s, 2.4);
+}
+
+/* ---- follow mode -------------------------------------------------------- */
+
+/* Off by default: the first idle sample still ends the watch. */
+static void follow_off_first_idle_is_drained(void **state)
+{
+	struct counters c = { .in_flight = 0 };
+	struct rq_watch_config cfg;
+
+	(void)state;
+	rq_watch_config_default(&cfg, 3, 0.2);
+	assert_false(cfg.follow);
+	start(3, 0.2);
+	assert_int_equal(feed(&c, 0), RQ_VERDICT_DRAINED);
+	assert_int_equal(w.phase, RQ_PHASE_DRAINED);
+	assert_int_equal(w.nr_idle, 0);
+}
+
+/* Started before the workload: idle, not drained, and not stalled. */
+static void follow_idle_first_sample_does_not_end(void **state)
+{
+	struct counters c = { .in_flight = 0 };
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 50; i++) {
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+		assert_int_equal(w.phase, RQ_PHASE_IDLE);
+		assert_false(rq_watch_is_stalled(&w));
+	}
+	assert_int_equal(w.nr_idle, 51);
+	assert_int_equal(w.nr_resets, 0);
+	assert_near(rq_watch_flat_seconds(&w), 0);
+
+	/* the workload starts: judged normally */
+	c.in_flight = 2;
+	c.done[WRITE] = 3;
+	assert_int_equal(feed(&c, 51 * 0.2), RQ_VERDICT_NONE);
+	assert_int_equal(w.phase, RQ_PHASE_PROGRESS);
+}
+
+/*
+ * A verify job: 2 s of writes, 2 s idle, 2 s of reads, 2 s idle, over and
+ * over, busy rising all the time it is in flight.  No verdict ever, and
+ * the report still covers the whole watch.
+ */
+static void follow_progress_and_idle_gaps_never_decide(void **state)
+{
+	struct counters c = { 0 };
+	struct rq_window win;
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 400; i++) {
+		bool busy_phase = (i / 10) % 2 == 0;
+		int op = (i / 20) % 2 ? READ : WRITE;
+
+		c.in_flight = busy_phase ? 4 : 0;
+		if (busy_phase) {
+			c.busy[op] += 25;
+			c.done[op] += 2;
+		}
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+		if (i)
+			assert_int_equal(w.phase, busy_phase ?
+					 RQ_PHASE_PROGRESS : RQ_PHASE_IDLE);
+	}
+	assert_int_equal(w.nr_idle, 200);
+	assert_int_equal(w.nr_resets, 0);
+	assert_false(rq_watch_is_stalled(&w));
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 0);
+	assert_near(win.end_t, 80.0);
+	/* deltas from the first sample, which had its 2 writes already */
+	assert_int_equal(win.total.completed,
+			 c.done[READ] + c.done[WRITE] - 2);
+}
+
+/*
+ * Writes complete until 1.0 s, idle 1.2 .. 2.0 s, then a discard spins.
+ * The window starts at the last idle sample (2.0 s), not at the last
+ * completion (1.2 s) nor at the first idle sample: verdict at 5.0 s.
+ */
+static void follow_livelock_after_idle_gap(void **state)
+{
+	struct counters c = { 0 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 100; i++) {
+		if (i <= 5) {
+			c.in_flight = 2;
+			c.done[WRITE] = (uint64_t)i;
+		} else if (i <= 10) {
+			c.in_flight = 0;
+			c.done[WRITE] = 7;
+		} else {
+			c.in_flight = 1;
+			c.busy[DISCARD] += 50;
+		}
+		v = feed(&c, i * 0.2);
+		if (v != RQ_VERDICT_NONE)
+			break;
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i, 25);
+	assert_int_equal(w.phase, RQ_PHASE_LIVELOCK);
+	assert_int_equal(w.nr_idle, 5);
+	assert_near(w.spin_start.t, 2.0);
+	assert_near(rq_watch_latency(&w), 3.0);
+
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 2.0);
+	assert_near(win.end_t, 5.0);
+	assert_int_equal(win.total.busy, 15 * 50);
+	assert_int_equal(win.total.completed, 0);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 1);
+	assert_string_equal(win.ops[stuck[0]].name, "discard");
+}
+
+/*
+ * Spinning from the first sample; one idle sample at 2.0 s, one short of
+ * the livelock at 3.0 s.  The window restarts there: nothing at 3.0 s,
+ * the verdict a full stall after the idle sample.
+ */
+static void follow_idle_restarts_the_livelock_window(void **state)
+{
+	struct counters c = { .done = { 7 } };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 100; i++) {
+		c.in_flight = i == 10 ? 0 : 1;
+		c.busy[WRITE] += 10;
+		v = feed(&c, i * 0.2);
+		if (v != RQ_VERDICT_NONE)
+			break;
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i, 10 + 15);
+	assert_near(w.spin_start.t, 2.0);
+	assert_near(rq_watch_latency(&w), 3.0);
+}
+
+/* Idle every 2.8 s between spins: each window is cut short, never fires. */
+static void follow_idle_gaps_inside_spins_never_fire(void **state)
+{
+	struct counters c = { .done = { 7 } };
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 300; i++) {
+		c.in_flight = i % 14 == 13 ? 0 : 1;
+		c.busy[DISCARD] += 50;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_int_equal(w.nr_idle, 300 / 14);
+}
+
+/*
+ * Stalled (busy flat) for 2.8 s, idle, stalled again: the idle sample
+ * restarts the no-progress window, so it is not a stall until a full
+ * stall_s after it.
+ */
+static void follow_idle_restarts_the_stall_window(void **state)
+{
+	struct counters c = { .busy = { 0, 500 }, .done = { 0, 100 } };
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i <= 14; i++) {
+		c.in_flight = 4;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	assert_int_equal(w.phase, RQ_PHASE_STALLED);
+	assert_false(rq_watch_is_stalled(&w));	/* 2.8 s */
+	c.in_flight = 0;
+	assert_int_equal(feed(&c, 15 * 0.2), RQ_VERDICT_NONE);
+	assert_false(rq_watch_is_stalled(&w));
+	c.in_flight = 4;
+	for (i = 16; i <= 29; i++) {
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+		assert_false(rq_watch_is_stalled(&w));
+	}
+	assert_int_equal(feed(&c, 30 * 0.2), RQ_VERDICT_NONE);
+	assert_true(rq_watch_is_stalled(&w));	/* 3.0 s after 3.0 s */
+	assert_near(rq_watch_flat_seconds(&w), 3.0);
+}
+
+/* reset_counters during an idle gap: both counted, still idle. */
+static void follow_counter_reset_while_idle(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	int i;
+
+	(void)state;
+	start_follow(3, 0.2);
+	for (i = 0; i < 5; i++) {
+		c.done[READ] = (uint64_t)i * 10;
+		feed(&c, i * 0.2);
+	}
+	c.in_flight = 0;
+	c.done[READ] = 0;
+	assert_int_equal(feed(&c, 5 * 0.2), RQ_VERDICT_NONE);
+	assert_int_equal(w.phase, RQ_PHASE_IDLE);
+	assert_int_equal(w.nr_resets, 1);
+	assert_int_equal(w.nr_idle, 1);
+	assert_near(w.base.t, 1.0);
+}
+
 /* ---- helpers ---------------------------------------------------------------- */
 
 static void default_config(void **state)
@@ -489,6 +753,12 @@ static void phase_names(void **state)
 	assert_string_equal(rq_phase_name(RQ_PHASE_LIVELOCK), "livelock");
 }
 
+static void idle_phase_name(void **state)
+{
+	(void)state;
+	assert_string_equal(rq_phase_name(RQ_PHASE_IDLE), "idle");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -510,9 +780,19 @@ int main(void)
 		cmocka_unit_test(flat_busy_is_a_stall_not_a_livelock),
 		cmocka_unit_test(busy_burst_then_quiet_is_no_livelock),
 		cmocka_unit_test(spin_after_stall_gets_a_full_window),
+		cmocka_unit_test(max_flat_tracks_the_longest_stretch),
+		cmocka_unit_test(follow_off_first_idle_is_drained),
+		cmocka_unit_test(follow_idle_first_sample_does_not_end),
+		cmocka_unit_test(follow_progress_and_idle_gaps_never_decide),
+		cmocka_unit_test(follow_livelock_after_idle_gap),
+		cmocka_unit_test(follow_idle_restarts_the_livelock_window),
+		cmocka_unit_test(follow_idle_gaps_inside_spins_never_fire),
+		cmocka_unit_test(follow_idle_restarts_the_stall_window),
+		cmocka_unit_test(follow_counter_reset_while_idle),
 		cmocka_unit_test(default_config),
 		cmocka_unit_test(drained_report_covers_the_whole_watch),
 		cmocka_unit_test(phase_names),
+		cmocka_unit_test(idle_phase_name),
 	};
 
 	return cmocka_run_group_tests_name("rq_watch", tests, NULL, NULL);

@@ -407,38 +407,42 @@ static void number_parsers(void **state)
 	assert_int_equal(rq_parse_seconds("", 0.001, 10, &d), -1);
 }
 
-static void usage_texts(void **state)
+/* The usage text of one command; the caller frees it. */
+static char *usage_text(enum rq_cmd cmd)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out;
 
-	(void)state;
 	out = open_memstream(&buf, &len);
 	assert_non_null(out);
-	rq_cli_usage(out, RQ_CMD_NONE);
-	rq_cli_usage(out, RQ_CMD_WATCH);
-	rq_cli_usage(out, RQ_CMD_CREATE);
+	rq_cli_usage(out, cmd);
 	fclose(out);
-	assert_non_null(strstr(buf, "reinstate-path NAME PATH"));
-	assert_non_null(strstr(buf, "--stall SECONDS"));
-	assert_non_null(strstr(buf, "--queue-if-no-path"));
-	assert_non_null(strstr(buf, "RQPATHCTL_NOUDEV"));
-	free(buf);
+	return buf;
+}
+
+static void usage_texts(void **state)
+{
+	char *global = usage_text(RQ_CMD_NONE);
+	char *watch = usage_text(RQ_CMD_WATCH);
+	char *create = usage_text(RQ_CMD_CREATE);
+
+	(void)state;
+	assert_non_null(strstr(global, "reinstate-path NAME PATH"));
+	assert_non_null(strstr(watch, "--stall SECONDS"));
+	assert_non_null(strstr(create, "--queue-if-no-path"));
+	assert_non_null(strstr(global, "RQPATHCTL_NOUDEV"));
+	free(global);
+	free(watch);
+	free(create);
 	assert_string_equal(rq_cmd_name(RQ_CMD_FAIL_PATH), "fail-path");
 }
 
 static void watch_usage_documents_follow(void **state)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *out;
+	char *buf = usage_text(RQ_CMD_WATCH);
 
 	(void)state;
-	out = open_memstream(&buf, &len);
-	assert_non_null(out);
-	rq_cli_usage(out, RQ_CMD_WATCH);
-	fclose(out);
 	assert_non_null(strstr(buf, "[--follow]"));
 	assert_non_null(strstr(buf, "  --follow "));
 	assert_non_null(strstr(buf, "quiet"));

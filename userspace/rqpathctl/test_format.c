@@ -363,18 +363,35 @@ static struct rq_watch_summary summary(enum rq_outcome outcome)
 	return sum;
 }
 
+/* A watch summary's JSON, checked to be well-formed before any match. */
+static const char *watch_json(const struct rq_watch_summary *sum)
+{
+	FILE *out = capture();
+	const char *json;
+
+	rq_watch_print_json(out, sum);
+	json = done(out);
+	assert_valid_json(json);
+	return json;
+}
+
+static const char *watch_report(const struct rq_watch_summary *sum)
+{
+	FILE *out = capture();
+
+	rq_watch_print_report(out, sum);
+	return done(out);
+}
+
 static void watch_json_livelock(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
 	make_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"schema\": \"rqpathctl.watch/1\"");
 	assert_contains(json, "\"device\": \"rq0\"");
 	assert_contains(json, "\"verdict\": \"livelock\"");
@@ -405,7 +422,6 @@ static void watch_json_livelock(void **state)
 static void watch_json_drained(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
@@ -413,9 +429,7 @@ static void watch_json_drained(void **state)
 	sum = summary(RQ_OUTCOME_DRAINED);
 	sum.has_timeout = true;
 	sum.timeout_s = 10;
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"drained\"");
 	assert_contains(json, "\"exit_code\": 0");
 	assert_contains(json, "\"timeout_s\": 10.000");
@@ -432,15 +446,12 @@ static void watch_json_drained(void **state)
 static void watch_json_stall(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
 	make_stall();
 	sum = summary(rq_outcome_on_timeout(&w));
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"stall\"");
 	assert_contains(json, "\"exit_code\": 4");
 	assert_contains(json, "\"phase\": \"stalled\"");
@@ -451,7 +462,6 @@ static void watch_json_error_before_any_sample(void **state)
 {
 	struct rq_watch_config cfg;
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
@@ -459,9 +469,7 @@ static void watch_json_error_before_any_sample(void **state)
 	rq_watch_init(&w, &cfg);
 	sum = summary(RQ_OUTCOME_ERROR);
 	sum.error = "device vanished";
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"error\"");
 	assert_contains(json, "\"exit_code\": 1");
 	assert_contains(json, "\"error\": \"device vanished\"");
@@ -469,23 +477,19 @@ static void watch_json_error_before_any_sample(void **state)
 	assert_contains(json, "\"in_flight\": null");
 	assert_contains(json, "\"window\": null");
 
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	assert_contains(done(out), "error rq0: no status sample was taken: "
+	assert_contains(watch_report(&sum), "error rq0: no status sample was taken: "
 			"device vanished");
 }
 
 static void watch_report_livelock(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *text;
 
 	(void)state;
 	make_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	rq_watch_print_report(out, &sum);
-	text = done(out);
+	text = watch_report(&sum);
 	assert_contains(text, "LIVELOCK on rq0: 1 request(s) in flight, "
 			"busy +750 while completed +0 over 3.00 s "
 			"(1.00 s .. 4.00 s)");
@@ -499,27 +503,20 @@ static void watch_report_livelock(void **state)
 static void watch_report_other_outcomes(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out;
 
 	(void)state;
 	make_stall();
 	sum = summary(RQ_OUTCOME_STALL);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	assert_contains(done(out), "STALL on rq0: 4 request(s) in flight, no "
+	assert_contains(watch_report(&sum), "STALL on rq0: 4 request(s) in flight, no "
 			"completion for 5.00 s and busy flat");
 
 	sum = summary(RQ_OUTCOME_TIMEOUT);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	assert_contains(done(out), "TIMEOUT on rq0: no decision after 5.01 s "
+	assert_contains(watch_report(&sum), "TIMEOUT on rq0: no decision after 5.01 s "
 			"(in_flight 4, phase stalled)");
 
 	make_drained();
 	sum = summary(RQ_OUTCOME_DRAINED);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	assert_contains(done(out), "DRAINED rq0: in_flight reached 0 at 2.00 s");
+	assert_contains(watch_report(&sum), "DRAINED rq0: in_flight reached 0 at 2.00 s");
 }
 
 static void progress_line(void **state)
@@ -629,7 +626,6 @@ static void follow_outcome_on_timeout(void **state)
 static void watch_json_follow_quiet(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
@@ -637,9 +633,7 @@ static void watch_json_follow_quiet(void **state)
 	sum = summary(rq_outcome_on_timeout(&w));
 	sum.has_timeout = true;
 	sum.timeout_s = 4;
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"quiet\"");
 	assert_contains(json, "\"exit_code\": 0");
 	assert_contains(json, "\"error\": null");
@@ -665,15 +659,12 @@ static void watch_json_follow_quiet(void **state)
 static void watch_json_follow_stall_and_livelock(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
 	make_follow_stall();
 	sum = summary(rq_outcome_on_timeout(&w));
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"stall\"");
 	assert_contains(json, "\"exit_code\": 4");
 	assert_contains(json, "\"idle_samples\": 6");
@@ -685,10 +676,7 @@ static void watch_json_follow_stall_and_livelock(void **state)
 
 	make_follow_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	out = capture();
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"verdict\": \"livelock\"");
 	assert_contains(json, "\"exit_code\": 3");
 	assert_contains(json, "\"idle_samples\": 6");
@@ -703,15 +691,12 @@ static void watch_json_follow_stall_and_livelock(void **state)
 static void watch_json_without_follow(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out = capture();
 	const char *json;
 
 	(void)state;
 	make_drained();
 	sum = summary(RQ_OUTCOME_DRAINED);
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"idle_samples\": 0");
 	assert_contains(json, "\"follow\": false");
 	assert_contains(json, "\"phase\": \"drained\"");
@@ -720,10 +705,7 @@ static void watch_json_without_follow(void **state)
 	rq_watch_init(&w, &w.cfg);
 	sum = summary(RQ_OUTCOME_ERROR);
 	sum.error = "device vanished";
-	out = capture();
-	rq_watch_print_json(out, &sum);
-	json = done(out);
-	assert_valid_json(json);
+	json = watch_json(&sum);
 	assert_contains(json, "\"idle_samples\": 0");
 	assert_contains(json, "\"follow\": false");
 }
@@ -731,15 +713,12 @@ static void watch_json_without_follow(void **state)
 static void watch_report_follow(void **state)
 {
 	struct rq_watch_summary sum;
-	FILE *out;
 	const char *text;
 
 	(void)state;
 	make_follow_quiet();
 	sum = summary(RQ_OUTCOME_QUIET);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	text = done(out);
+	text = watch_report(&sum);
 	assert_contains(text, "QUIET on rq0: no livelock in 4.01 s "
 			"(in_flight 0, phase idle)\n");
 	assert_contains(text, "follow mode: 10 idle sample(s) (in_flight 0), "
@@ -748,9 +727,7 @@ static void watch_report_follow(void **state)
 
 	make_follow_stall();
 	sum = summary(RQ_OUTCOME_STALL);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	text = done(out);
+	text = watch_report(&sum);
 	assert_contains(text, "STALL on rq0: 4 request(s) in flight, no "
 			"completion for 5.00 s and busy flat");
 	assert_contains(text, "follow mode: 6 idle sample(s)");
@@ -758,9 +735,7 @@ static void watch_report_follow(void **state)
 	/* without --follow the report has no such line */
 	make_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	out = capture();
-	rq_watch_print_report(out, &sum);
-	assert_null(strstr(done(out), "follow"));
+	assert_null(strstr(watch_report(&sum), "follow"));
 }
 
 static void progress_line_idle(void **state)

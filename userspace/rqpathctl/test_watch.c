@@ -43,11 +43,8 @@ static void start(double stall_s, double interval_s)
 /* As start(), in follow mode: in_flight 0 is an idle gap, not the end. */
 static void start_follow(double stall_s, double interval_s)
 {
-	struct rq_watch_config cfg;
-
-	rq_watch_config_default(&cfg, stall_s, interval_s);
-	cfg.follow = true;
-	rq_watch_init(&w, &cfg);
+	start(stall_s, interval_s);
+	w.cfg.follow = true;
 }
 
 static enum rq_verdict feed(const struct counters *c, double t)

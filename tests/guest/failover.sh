@@ -524,6 +524,13 @@ fo_record_target_counts() {
 # ends only between generations, so every generation written is verified,
 # unlike an interrupted single --time run.
 
+# fo_track_load PID: the background load; fo_wait_progress stops waiting
+# when it ends, and fo_cleanup kills it.
+fo_track_load() {
+	FO_WATCH=$1
+	FO_PIDS="$FO_PIDS $1"
+}
+
 fo_load_start() { # DEV
 	FO_SEED=$(fo_random_seed)
 	rq_detail_json load "$(printf '{"rqcheck_args": "%s", "seed": %s}' "$FO_LOAD_ARGS --time 1" "$FO_SEED")"
@@ -545,8 +552,7 @@ fo_load_start() { # DEV
 		done
 	) &
 	FO_LOAD_PID=$!
-	FO_WATCH=$FO_LOAD_PID
-	FO_PIDS="$FO_PIDS $FO_LOAD_PID"
+	fo_track_load "$FO_LOAD_PID"
 }
 
 fo_load_running() { fo_alive "$FO_LOAD_PID"; }
@@ -736,6 +742,14 @@ fo_allpaths() {
 	fo_finish
 }
 
+# fo_all_paths_offline PHASE PID: both paths offline under the running
+# load PID; a load that already ended would make the phase prove nothing.
+fo_all_paths_offline() {
+	fo_alive "$2" || fo_fail "$1: the load ended before the paths failed: the test proves nothing"
+	fo_path_fail 1 offline
+	fo_path_fail 2 offline
+}
+
 fo_allpaths_queue() {
 	rq_log "queue phase"
 	fo_set_queueing 1
@@ -743,12 +757,9 @@ fo_allpaths_queue() {
 	rqcheck $FO_ALL_ARGS --passes 1 --seed "$FO_SEED" --gen 1 \
 		--json /tmp/fo-q.json "$FO_MAPDEV" > /tmp/fo-q.txt 2>&1 &
 	qpid=$!
-	FO_WATCH=$qpid
-	FO_PIDS="$FO_PIDS $qpid"
+	fo_track_load $qpid
 	fo_wait_progress 200 20 || fo_fail "queue: no I/O on the map within 20 s"
-	fo_alive $qpid || fo_fail "queue: the load ended before the paths failed: the test proves nothing"
-	fo_path_fail 1 offline
-	fo_path_fail 2 offline
+	fo_all_paths_offline queue $qpid
 	fo_wait 15 fo_all_failed || fo_fail "queue: the map still has an active path 15 s after both went offline: $(fo_dm_paths | tr '\n' ' ')"
 	t_down=$(rq_now)
 	# Requests that were on a path when it failed are requeued; after that
@@ -810,15 +821,12 @@ fo_allpaths_noqueue() {
 	rqcheck $FO_ALL_ARGS --time 120 --max-report 100000 --seed "$FO_SEED" --gen 4 \
 		--json /tmp/fo-nq.json "$FO_MAPDEV" > /tmp/fo-nq.txt 2>&1 &
 	npid=$!
-	FO_WATCH=$npid
-	FO_PIDS="$FO_PIDS $npid"
+	fo_track_load $npid
 	# Fail the paths in the last quarter of generation 4's write phase
 	# (2048 writes): enough writes acknowledged before and failed after,
 	# and not thousands of bad blocks to re-read and list (slow in TCG).
 	fo_wait_progress 1536 30 || fo_fail "noqueue: the load did not make progress within 30 s"
-	fo_alive $npid || fo_fail "noqueue: the load ended before the paths failed: the test proves nothing"
-	fo_path_fail 1 offline
-	fo_path_fail 2 offline
+	fo_all_paths_offline noqueue $npid
 	t_down=$(rq_now)
 	fo_wait_pid $npid 30
 	rc=$?

@@ -144,9 +144,9 @@ ll_target() {
 			LL_WHY="dmsetup create failed: $(tail -n 2 /tmp/ll-create.out | tr '\n' ' ')"
 			return 1
 		fi
-		LL_DM=$(rq_dm_blkname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
-		# Without udevd nobody makes /dev/mapper/NAME; devtmpfs made dm-N.
-		LL_DEV=/dev/$LL_DM ;;
+		# Without udevd nobody makes /dev/mapper/NAME; devtmpfs makes
+		# dm-N, set below.
+		LL_DEV="" ;;
 	rqpathctl)
 		LL_DMNAME=$LL_NAME
 		if ! rqpathctl create "$LL_NAME" "$LL_P1" "$LL_P2" > /tmp/ll-create.out 2>&1; then
@@ -154,18 +154,18 @@ ll_target() {
 			return 1
 		fi
 		LL_TABLE=$(sed -n 's/^[^ ]*: created: //p' /tmp/ll-create.out)
-		LL_DM=$(rq_dm_blkname "$LL_NAME") || { LL_WHY="no dm-N for $LL_NAME"; return 1; }
 		LL_DEV=/dev/mapper/$LL_NAME
 		[ -b "$LL_DEV" ] || { LL_WHY="rqpathctl create made no $LL_DEV"; return 1; } ;;
 	multipath)
 		rq_multipath_start || { LL_WHY="multipathd did not start"; return 1; }
 		LL_DEV=$(rq_multipath_map "$LL_P1" "$LL_P2") || { LL_WHY="multipath made no map over $LL_P1 $LL_P2"; return 1; }
 		LL_DMNAME=${LL_DEV##*/}
-		LL_DM=$(rq_dm_blkname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
 		LL_TABLE=$(dmsetup table "$LL_DMNAME")
 		multipath -ll > /tmp/ll-mpll.txt 2>&1 ;;
 	*)	LL_WHY="unknown target $1"; return 1 ;;
 	esac
+	LL_DM=$(rq_dm_blkname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
+	[ -n "$LL_DEV" ] || LL_DEV=/dev/$LL_DM
 	LL_DEVNO=$(tr ':' ',' < "/sys/block/$LL_DM/dev")
 	# Request-based dm only: the bug is in blk_insert_cloned_request().
 	if [ ! -d "/sys/block/$LL_DM/mq" ]; then

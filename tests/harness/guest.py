@@ -229,11 +229,12 @@ class Boot:
                 while proc.poll() is None:
                     time.sleep(0.5)
                     elapsed = time.monotonic() - start
-                    if done_at is None and "RQPATH-DONE" in self._read(self.results_path):
+                    results = self._read(self.results_path)
+                    if done_at is None and "RQPATH-DONE" in results:
                         done_at = elapsed
                     if done_at is not None and elapsed - done_at > 15:
                         break  # finished but did not reset: stop it
-                    if elapsed > BOOT_DEADLINE and "RQPATH-BOOTED" not in self._read(self.results_path):
+                    if elapsed > BOOT_DEADLINE and "RQPATH-BOOTED" not in results:
                         self.timed_out = True
                         break  # never reached init: no point waiting
                     if elapsed > self.timeout:

@@ -152,7 +152,7 @@ rq_ext4_workload() {
 	# shellcheck disable=SC2086
 	fio $RQ_EXT4_FIO --verify_only=1 --output-format=json --output=/tmp/fio-verify.json > /tmp/fio-verify.err 2>&1
 	verify_rc=$?
-	rq_detail_json workload_seconds "$(echo "$(rq_now) $t0" | awk '{ printf "%.2f", $1 - $2 }')"
+	rq_detail_json workload_seconds "$(rq_since "$t0")"
 	umount /mnt/rq || rq_log "umount /mnt/rq failed"
 	rq_trace_stop /tmp/trace.txt
 	rq_detail_json trace_counts "$(rq_trace_counts /tmp/trace.txt)"

@@ -801,7 +801,7 @@ fo_allpaths_queue() {
 		rc=$qrc
 	fi
 	rq_detail_json queue_rqcheck "$(fo_rqcheck_summary /tmp/fo-q.json "$rc")"
-	rq_detail_json queue_seconds_without_path "$(echo "$t_up $t_down" | awk '{ printf "%.2f", $1 - $2 }')"
+	rq_detail_json queue_seconds_without_path "$(rq_interval "$t_up" "$t_down")"
 	[ "$rc" = 1 ] && FO_BAD=$((FO_BAD + $(jq '.totals.bad' /tmp/fo-q.json)))
 	[ "$rc" = 0 ] || fo_fail "queue: the load did not come through clean (rqcheck exit $rc)"
 	fo_path_restore 2 offline
@@ -832,7 +832,7 @@ fo_allpaths_noqueue() {
 	rc=$?
 	t_end=$(rq_now)
 	rq_detail_json noqueue_rqcheck "$(fo_rqcheck_summary /tmp/fo-nq.json "$rc")"
-	rq_detail_json noqueue_seconds_to_fail "$(echo "$t_end $t_down" | awk '{ printf "%.2f", $1 - $2 }')"
+	rq_detail_json noqueue_seconds_to_fail "$(rq_interval "$t_end" "$t_down")"
 	case $rc in
 	3) ;;
 	124) fo_fail "noqueue: I/O neither failed nor completed within 30 s of losing every path" ;;

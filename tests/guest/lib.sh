@@ -10,6 +10,8 @@ rq_log() { echo "[rqpath $(rq_now)] $*" >&2; }
 
 # Seconds since boot, with centiseconds.
 rq_now() { cut -d' ' -f1 /proc/uptime; }
+rq_interval() { echo "$1 $2" | awk '{ printf "%.2f", $1 - $2 }'; } # END START: seconds
+rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 
 rq_cmdline_arg() {
 	# shellcheck disable=SC2013 # the command line is words
@@ -86,7 +88,7 @@ rq_result() { # VERDICT [REASON]
 	rq_kernel_log_check
 	rq_details_sync
 	jq -c --arg s "$RQ_SCENARIO" --arg v "$1" --arg st "$RQ_STAGE" \
-		--argjson t "$(echo "$(rq_now) $RQ_T0" | awk '{ printf "%.2f", $1 - $2 }')" \
+		--argjson t "$(rq_since "$RQ_T0")" \
 		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, details: .}' \
 		"$RQ_DETAILS" > /tmp/rq-result.json
 	echo "RQPATH-RESULT $(cat /tmp/rq-result.json)" > "$RQ_RESULTS"

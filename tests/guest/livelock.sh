@@ -80,9 +80,6 @@ LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
 
 ll_log() { rq_log "livelock: $*"; }
 
-# Seconds since T (an rq_now value), two decimals.
-ll_since() { echo "$(rq_now) $1" | awk '{ printf "%.2f", $1 - $2 }'; }
-
 # ll_ge A B: A >= B, decimals allowed.
 ll_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
@@ -282,7 +279,7 @@ ll_observe() {
 			i=$((i + 1))
 			sleep 0.05
 		done
-		LL_WATCH_T=$(ll_since "$LL_OP_T0")
+		LL_WATCH_T=$(rq_since "$LL_OP_T0")
 		rqpathctl watch "$LL_DMNAME" --stall "$LL_STALL" --timeout "$LL_WATCH_TIMEOUT" \
 			--json /tmp/ll-watch.json > /tmp/ll-watch.txt 2>&1 &
 		LL_WATCH_PID=$!
@@ -292,10 +289,10 @@ ll_observe() {
 			wait "$LL_PID"
 			LL_RC=$?
 			LL_DONE=1
-			LL_OP_SECONDS=$(ll_since "$LL_OP_T0")
+			LL_OP_SECONDS=$(rq_since "$LL_OP_T0")
 			break
 		fi
-		t=$(ll_since "$LL_OP_T0")
+		t=$(rq_since "$LL_OP_T0")
 		st=$(ll_pid_state "$LL_PID")
 		if [ "$st" = D ]; then
 			[ -n "$LL_D_SEEN" ] || LL_D_SEEN=$t
@@ -320,7 +317,7 @@ ll_observe() {
 		ll_ge "$t" "$deadline" && break
 		sleep 0.2
 	done
-	LL_OBSERVED=$(ll_since "$LL_OP_T0")
+	LL_OBSERVED=$(rq_since "$LL_OP_T0")
 	echo ll-end > "$RQ_TRACE/trace_marker"
 	rq_trace_stop /tmp/ll-trace.txt
 	for e in $LL_TRACE_EVENTS; do echo 0 > "$RQ_TRACE/events/block/$e/filter"; done
@@ -629,7 +626,7 @@ wd_phase() {
 		sleep 0.1
 		i=$((i + 1))
 	done
-	load_s=$(ll_since "$t0")
+	load_s=$(rq_since "$t0")
 	if kill -0 "$pid" 2>/dev/null; then
 		WD_WHY="$phase: the load did not finish within ${WD_WAIT}s"
 		WD_STUCK=1
@@ -644,7 +641,7 @@ wd_phase() {
 	fi
 	wait "$wpid"
 	rc=$?
-	echo "$phase 1 0 $(ll_since "$t0") $rc" >> /tmp/wd-sessions.txt
+	echo "$phase 1 0 $(rq_since "$t0") $rc" >> /tmp/wd-sessions.txt
 	n=1
 	if [ "$stopped" = 0 ] && [ "$rc" != 3 ]; then
 		WD_WHY="$phase: rqpathctl watch ended (exit $rc) before the load did, so it did not cover the whole load"

@@ -1,50 +1,89 @@
 # shellcheck shell=bash
 # Common helpers for the rqpath host scripts.  Sourced, never executed.
 #
+# This file is the one place that knows the trees, their series and stages,
+# the config fragments and the layout of the cache; the Python harness asks
+# it (qemu/build-kernel --describe) instead of knowing any of it itself.
+#
 # Layout of the cache (never inside the repository):
 #   $RQPATH_CACHE/src/<tree-key>/linux       pristine tree from the tarball
 #   $RQPATH_CACHE/work/<tree-key>/linux      the one tree every stage is built from
-#   $RQPATH_CACHE/obj/<tree-key>-<cfg>/      its O= build directory (incremental)
-#   $RQPATH_CACHE/stages/<stage-key>/        bzImage, modules/, dm-rqpath/<key>/
-#   $RQPATH_CACHE/initramfs/<key>.cpio       guest base image
+#   $RQPATH_CACHE/obj/<tree-key>-<cfg>/      its O= build directory (incremental),
+#                                            one per config (normal, debug)
+#   $RQPATH_CACHE/stages/<tree>-<stage>[-debug]-<key>/
+#                                            bzImage, modules/, dm-rqpath/<key>/
+#   $RQPATH_CACHE/initramfs/<key>.cpio       guest images
 #   $RQPATH_CACHE/accel                      cached answer of the KVM probe
+#
+# Environment: RQPATH_TREE (a tree of patches/trees, default the first),
+# RQPATH_VARIANT (normal or debug), RQPATH_CACHE.
 
 RQPATH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RQPATH_CACHE=${RQPATH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rqpath}
-RQPATH_TARBALL=${RQPATH_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 # Bump when the layout or meaning of cached build products changes.
-RQPATH_CACHE_SCHEMA=1
+RQPATH_CACHE_SCHEMA=2
 
 msg() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 sha() { sha256sum | cut -c1-16; }
 
-stage_names() { awk '!/^#/ && NF == 2 { print $1 }' "$RQPATH_TOP/patches/stages"; }
+# --- trees, series, stages -------------------------------------------------
+
+tree_names() { awk '!/^#/ && NF >= 3 { print $1 }' "$RQPATH_TOP/patches/trees"; }
+
+# tree_field N: column N of this tree's line in patches/trees.
+tree_field() {
+	local v
+	v=$(awk -v t="$RQPATH_TREE" -v f="$1" '!/^#/ && $1 == t { print $f }' "$RQPATH_TOP/patches/trees")
+	[ -n "$v" ] || die "unknown tree '$RQPATH_TREE' (trees: $(tree_names | tr '\n' ' '))"
+	echo "$v"
+}
+
+# select_tree T: make T the tree every function below works on.
+select_tree() {
+	RQPATH_TREE=$1
+	RQPATH_TARBALL=$(tree_field 2)
+	RQPATH_SERIES=$RQPATH_TOP/$(tree_field 3)
+}
+
+select_tree "${RQPATH_TREE:-$(tree_names | head -n1)}"
+RQPATH_VARIANT=${RQPATH_VARIANT:-normal}
+case $RQPATH_VARIANT in
+normal|debug) ;;
+*) die "unknown build variant '$RQPATH_VARIANT' (normal or debug)" ;;
+esac
+
+# The Debian package that installs this tree's tarball.
+tree_package() { basename "$RQPATH_TARBALL" .tar.xz; }
+
+stage_names() { awk '!/^#/ && NF == 2 { print $1 }' "$RQPATH_SERIES/stages"; }
 
 # Number of series patches a stage applies.
 stage_depth() {
 	local n
-	n=$(awk -v s="$1" '!/^#/ && $1 == s { print $2 }' "$RQPATH_TOP/patches/stages")
-	[ -n "$n" ] || die "unknown stage '$1' (stages: $(stage_names | tr '\n' ' '))"
+	n=$(awk -v s="$1" '!/^#/ && $1 == s { print $2 }' "$RQPATH_SERIES/stages")
+	[ -n "$n" ] || die "unknown stage '$1' of tree $RQPATH_TREE (stages: $(stage_names | tr '\n' ' '))"
 	echo "$n"
 }
 
-series_patches() { grep -v -e '^#' -e '^$' "$RQPATH_TOP/patches/series"; }
+series_patches() { grep -v -e '^#' -e '^$' "$RQPATH_SERIES/series"; }
+
+series_patch() { echo "$RQPATH_SERIES/$1"; }
 
 # Files the series touches, relative to the tree top.
 series_files() {
 	local p
 	series_patches | while read -r p; do
-		sed -n 's|^+++ b/||p' "$RQPATH_TOP/patches/$p"
+		sed -n 's|^+++ b/||p' "$(series_patch "$p")"
 	done | sort -u
 }
 
 # Identity of the kernel tree: Debian package version and tarball content.
 tree_key() {
 	[ -r "$RQPATH_TARBALL" ] ||
-		die "$RQPATH_TARBALL not found: install Debian's linux-source-6.1 (tests/setup does)"
-	local stamp="$RQPATH_CACHE/tree-key"
+		die "$RQPATH_TARBALL not found: install Debian's $(tree_package) (tests/setup does)"
+	local stamp="$RQPATH_CACHE/tree-key-$RQPATH_TREE"
 	local id
 	id=$(stat -c '%s %Y %i' "$RQPATH_TARBALL")
 	if [ -r "$stamp" ] && [ "$(head -1 "$stamp")" = "$id" ]; then
@@ -80,7 +119,16 @@ tree_version() {
 	     /^SUBLEVEL =/ { s = $3 } END { print v "." p "." s }' "$1/Makefile"
 }
 
-config_key() { sha < "$RQPATH_TOP/qemu/rqpath.config"; }
+# The config fragments merged onto allnoconfig, in order: the common one,
+# the tree's own (if any), the debug options for the debug variant.
+config_fragments() {
+	echo "$RQPATH_TOP/qemu/rqpath.config"
+	[ ! -e "$RQPATH_TOP/qemu/rqpath-$RQPATH_TREE.config" ] ||
+		echo "$RQPATH_TOP/qemu/rqpath-$RQPATH_TREE.config"
+	[ "$RQPATH_VARIANT" != debug ] || echo "$RQPATH_TOP/qemu/rqpath-debug.config"
+}
+
+config_key() { config_fragments | xargs cat | sha; }
 
 # Key of a stage's build products: tree, config, the patches it applies.
 stage_key() {
@@ -91,19 +139,27 @@ stage_key() {
 		tree_key
 		config_key
 		series_patches | head -n "$depth" | while read -r p; do
-			cat "$RQPATH_TOP/patches/$p"
+			cat "$(series_patch "$p")"
 		done
 	} | sha
 }
 
-stage_dir() { echo "$RQPATH_CACHE/stages/$1-$(stage_key "$1")"; }
+variant_suffix() { [ "$RQPATH_VARIANT" = normal ] || echo "-$RQPATH_VARIANT"; }
 
-# Key of the dm-rqpath sources.
+stage_dir() { echo "$RQPATH_CACHE/stages/$RQPATH_TREE-$1$(variant_suffix)-$(stage_key "$1")"; }
+
+# The directories of guest module sources, as Kbuild names them.
+module_dirs() {
+	sed -n 's/^obj-m *+= *//p' "$RQPATH_TOP/Kbuild" | tr ' ' '\n' | sed -n 's|/$||p'
+}
+
+# Key of the guest module sources.
 module_key() {
 	{
 		cat "$RQPATH_TOP/Kbuild"
-		find "$RQPATH_TOP/dm-target" -name Kbuild -o -name '*.[ch]' | LC_ALL=C sort |
-			xargs cat
+		module_dirs | while read -r d; do
+			find "$RQPATH_TOP/$d" -name Kbuild -o -name '*.[ch]'
+		done | LC_ALL=C sort | xargs cat
 	} | sha
 }
 

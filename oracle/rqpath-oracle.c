@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * rqpath-oracle: watch every bio merge into a request and record the ones
+ * that break the invariant behind the 6ce3dd6eec corruption: a bio must
+ * never be merged into a request that its driver has already prepared
+ * (RQF_DONTPREP).  SCSI builds the CDB and the SG table of a request in
+ * ->queue_rq() and keeps them when the LLD answers busy; a bio merged in
+ * afterwards is not part of the command, so the retry transfers only the
+ * original part and credits it to the merged request's front.
+ *
+ * Nothing in the block layer is changed: two kretprobes sit on the exported
+ * functions that merge a bio into an existing request without an I/O
+ * scheduler, and they see the request before and after the merge.
+ *
+ *   blk_bio_list_merge()	a software queue (ctx->rq_lists), called
+ *				with ctx->lock held; looks at the last 8
+ *				requests of the list
+ *   blk_attempt_plug_merge()	the submitting task's plug list
+ *
+ * bio_attempt_front_merge() and bio_attempt_back_merge() would say the same
+ * more directly, but they are static and inlined into their callers.  The
+ * elevator's merge (blk_mq_sched_try_merge()) is not watched: a request an
+ * I/O scheduler holds has not been dispatched, and the rqpath scenarios run
+ * without a scheduler.
+ *
+ * The entry handler copies position, size and flags of every request the
+ * function may merge into; the return handler, when the function reports a
+ * merge, finds the request whose position or size changed.  Both run with
+ * the list stable: under ctx->lock, or on the current task's own plug.
+ *
+ * The report is in debugfs, rqpath-oracle/report; writing anything to
+ * rqpath-oracle/reset zeroes it.  A missed kretprobe instance means a merge
+ * may have gone unseen; the report says so and the tests treat it as an
+ * oracle that cannot vouch for the run.
+ */
+
+#include <linux/atomic.h>
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/debugfs.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/spinlock.h>
+
+/* blk_bio_list_merge() looks at 8 requests; a plug list is bounded too. */
+#define ORACLE_MAX_CANDIDATES	16
+#define ORACLE_MAX_RECORDS	16
+
+struct oracle_candidate {
+	struct request *rq;
+	sector_t sector;
+	unsigned int bytes;
+	bool prepared;
+};
+
+/* Per kretprobe instance: the state of the candidates at entry. */
+struct oracle_snapshot {
+	sector_t bio_sector;
+	unsigned int bio_bytes;
+	unsigned int nr;
+	struct oracle_candidate c[ORACLE_MAX_CANDIDATES];
+};
+
+struct oracle_record {
+	char disk[DISK_NAME_LEN];
+	const char *where;
+	bool front;
+	sector_t bio_sector;
+	unsigned int bio_bytes;
+	sector_t rq_sector;
+	unsigned int rq_bytes;
+	unsigned int op;
+	bool prepared;
+	u64 time_ns;
+};
+
+static atomic64_t oracle_front_merges;
+static atomic64_t oracle_back_merges;
+static atomic64_t oracle_prepared_merges;
+static atomic64_t oracle_unattributed;
+
+static DEFINE_SPINLOCK(oracle_lock);
+static unsigned int oracle_nr_records;		/* protected by oracle_lock */
+static struct oracle_record oracle_records[ORACLE_MAX_RECORDS];
+
+static void oracle_take(struct oracle_snapshot *snap, struct request *rq)
+{
+	struct oracle_candidate *c = &snap->c[snap->nr++];
+
+	c->rq = rq;
+	c->sector = blk_rq_pos(rq);
+	c->bytes = blk_rq_bytes(rq);
+	c->prepared = rq->rq_flags & RQF_DONTPREP;
+}
+
+static void oracle_take_bio(struct oracle_snapshot *snap, struct bio *bio)
+{
+	snap->nr = 0;
+	snap->bio_sector = bio->bi_iter.bi_sector;
+	snap->bio_bytes = bio->bi_iter.bi_size;
+}
+
+static void oracle_record(const char *where, struct oracle_snapshot *snap,
+			  struct oracle_candidate *c, bool front)
+{
+	struct request *rq = c->rq;
+	struct oracle_record *r;
+	unsigned long flags;
+
+	if (front)
+		atomic64_inc(&oracle_front_merges);
+	else
+		atomic64_inc(&oracle_back_merges);
+	if (!c->prepared)
+		return;
+
+	atomic64_inc(&oracle_prepared_merges);
+	spin_lock_irqsave(&oracle_lock, flags);
+	if (oracle_nr_records < ORACLE_MAX_RECORDS) {
+		r = &oracle_records[oracle_nr_records++];
+		strscpy(r->disk, rq->q->disk ? rq->q->disk->disk_name : "?",
+			sizeof(r->disk));
+		r->where = where;
+		r->front = front;
+		r->bio_sector = snap->bio_sector;
+		r->bio_bytes = snap->bio_bytes;
+		r->rq_sector = c->sector;
+		r->rq_bytes = c->bytes;
+		r->op = req_op(rq);
+		r->prepared = c->prepared;
+		r->time_ns = ktime_get_ns();
+	}
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+/* The function said it merged: find into which request, and how. */
+static void oracle_merged(const char *where, struct oracle_snapshot *snap)
+{
+	unsigned int i;
+
+	for (i = 0; i < snap->nr; i++) {
+		struct oracle_candidate *c = &snap->c[i];
+		struct request *rq = c->rq;
+
+		if (blk_rq_bytes(rq) == c->bytes)
+			continue;
+		oracle_record(where, snap, c, blk_rq_pos(rq) != c->sector);
+		return;
+	}
+	/* A merge into a request we did not look at: the oracle is blind. */
+	atomic64_inc(&oracle_unattributed);
+}
+
+/* bool blk_bio_list_merge(q, list, bio, nr_segs) */
+static int oracle_list_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct oracle_snapshot *snap = (struct oracle_snapshot *)ri->data;
+	struct list_head *list = (void *)regs_get_kernel_argument(regs, 1);
+	struct bio *bio = (void *)regs_get_kernel_argument(regs, 2);
+	struct request *rq;
+
+	oracle_take_bio(snap, bio);
+	list_for_each_entry_reverse(rq, list, queuelist) {
+		if (snap->nr == ORACLE_MAX_CANDIDATES)
+			break;
+		oracle_take(snap, rq);
+	}
+	return 0;
+}
+
+/* bool blk_attempt_plug_merge(q, bio, nr_segs) */
+static int oracle_plug_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct oracle_snapshot *snap = (struct oracle_snapshot *)ri->data;
+	struct bio *bio = (void *)regs_get_kernel_argument(regs, 1);
+	struct blk_plug *plug = current->plug;
+	struct request *rq;
+
+	oracle_take_bio(snap, bio);
+	if (!plug)
+		return 0;
+	rq_list_for_each(&plug->mq_list, rq) {
+		if (snap->nr == ORACLE_MAX_CANDIDATES)
+			break;
+		oracle_take(snap, rq);
+	}
+	return 0;
+}
+
+static int oracle_list_return(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	if (regs_return_value(regs) & 0xff)
+		oracle_merged("sw_queue", (struct oracle_snapshot *)ri->data);
+	return 0;
+}
+
+static int oracle_plug_return(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	if (regs_return_value(regs) & 0xff)
+		oracle_merged("plug", (struct oracle_snapshot *)ri->data);
+	return 0;
+}
+
+static struct kretprobe oracle_probes[] = {
+	{
+		.kp.symbol_name = "blk_bio_list_merge",
+		.entry_handler = oracle_list_entry,
+		.handler = oracle_list_return,
+		.data_size = sizeof(struct oracle_snapshot),
+		.maxactive = 64,
+	},
+	{
+		.kp.symbol_name = "blk_attempt_plug_merge",
+		.entry_handler = oracle_plug_entry,
+		.handler = oracle_plug_return,
+		.data_size = sizeof(struct oracle_snapshot),
+		.maxactive = 64,
+	},
+};
+
+static int oracle_report_show(struct seq_file *m, void *unused)
+{
+	unsigned long flags;
+	unsigned int i, n;
+	int missed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+		missed += oracle_probes[i].nmissed;
+
+	seq_printf(m, "front_merges %lld\n",
+		   atomic64_read(&oracle_front_merges));
+	seq_printf(m, "back_merges %lld\n",
+		   atomic64_read(&oracle_back_merges));
+	seq_printf(m, "prepared_merges %lld\n",
+		   atomic64_read(&oracle_prepared_merges));
+	seq_printf(m, "unattributed_merges %lld\n",
+		   atomic64_read(&oracle_unattributed));
+	seq_printf(m, "missed_probes %d\n", missed);
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	n = oracle_nr_records;
+	for (i = 0; i < n; i++) {
+		struct oracle_record *r = &oracle_records[i];
+
+		seq_printf(m, "violation %s %s %s %llu %u %llu %u %u %d %llu\n",
+			   r->disk, r->where, r->front ? "front" : "back",
+			   (unsigned long long)r->bio_sector, r->bio_bytes,
+			   (unsigned long long)r->rq_sector, r->rq_bytes,
+			   r->op, r->prepared, r->time_ns);
+	}
+	spin_unlock_irqrestore(&oracle_lock, flags);
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(oracle_report);
+
+static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
+				  size_t count, loff_t *ppos)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	atomic64_set(&oracle_front_merges, 0);
+	atomic64_set(&oracle_back_merges, 0);
+	atomic64_set(&oracle_prepared_merges, 0);
+	atomic64_set(&oracle_unattributed, 0);
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+		oracle_probes[i].nmissed = 0;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	oracle_nr_records = 0;
+	spin_unlock_irqrestore(&oracle_lock, flags);
+
+	return count;
+}
+
+static const struct file_operations oracle_reset_fops = {
+	.owner = THIS_MODULE,
+	.write = oracle_reset_write,
+	.llseek = noop_llseek,
+};
+
+static struct dentry *oracle_dir;
+
+static int __init rqpath_oracle_init(void)
+{
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++) {
+		r = register_kretprobe(&oracle_probes[i]);
+		if (r) {
+			pr_err("rqpath-oracle: cannot probe %s: %d\n",
+			       oracle_probes[i].kp.symbol_name, r);
+			goto bad;
+		}
+	}
+
+	oracle_dir = debugfs_create_dir("rqpath-oracle", NULL);
+	debugfs_create_file("report", 0444, oracle_dir, NULL,
+			    &oracle_report_fops);
+	debugfs_create_file("reset", 0200, oracle_dir, NULL,
+			    &oracle_reset_fops);
+	return 0;
+
+bad:
+	while (i--)
+		unregister_kretprobe(&oracle_probes[i]);
+	return r;
+}
+
+static void __exit rqpath_oracle_exit(void)
+{
+	unsigned int i;
+
+	debugfs_remove_recursive(oracle_dir);
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+		unregister_kretprobe(&oracle_probes[i]);
+}
+
+module_init(rqpath_oracle_init);
+module_exit(rqpath_oracle_exit);
+
+MODULE_DESCRIPTION("rqpath: report bios merged into requests a driver prepared");
+MODULE_AUTHOR("rqpath developers");
+MODULE_LICENSE("GPL");

@@ -5,13 +5,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "rq_duration.h"
 
 enum {
 	OPT_BS = 256,
@@ -33,6 +33,8 @@ enum {
 	OPT_GEN,
 	OPT_VERIFY_ONLY,
 	OPT_WRITE_ONLY,
+	OPT_FORCE,
+	OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -56,7 +58,9 @@ static const struct option long_opts[] = {
 	{ "gen",	 required_argument, NULL, OPT_GEN },
 	{ "verify-only", no_argument,	    NULL, OPT_VERIFY_ONLY },
 	{ "write-only",	 no_argument,	    NULL, OPT_WRITE_ONLY },
+	{ "force",	 no_argument,	    NULL, OPT_FORCE },
 	{ "help",	 no_argument,	    NULL, 'h' },
+	{ "version",	 no_argument,	    NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -139,37 +143,6 @@ int cli_parse_size(const char *s, uint64_t *out)
 		return -1;
 	*out = v << shift;
 	return 0;
-}
-
-int cli_parse_seconds(const char *s, double *out)
-{
-	double v, mult = 1;
-	char *end;
-
-	if (!isdigit((unsigned char)s[0]) && s[0] != '.')
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !isfinite(v) || v < 0)
-		return -1;
-	if (*end) {
-		switch (*end) {
-		case 's':
-			break;
-		case 'm':
-			mult = 60;
-			break;
-		case 'h':
-			mult = 3600;
-			break;
-		default:
-			return -1;
-		}
-		if (end[1])
-			return -1;
-	}
-	*out = v * mult;
-	return isfinite(*out) ? 0 : -1;
 }
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -266,10 +239,6 @@ static enum cli_result check_config(struct rq_config *cfg, bool size_set,
 		return CLI_ERROR;
 	}
 	if (cfg->verify_only) {
-		if (!cfg->seed_set) {
-			set_err(err, errlen, "--verify-only needs --seed");
-			return CLI_ERROR;
-		}
 		if (cfg->write_only || cfg->prefill || time_set ||
 		    cfg->passes != 1) {
 			set_err(err, errlen,
@@ -306,6 +275,8 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 		switch (c) {
 		case 'h':
 			return CLI_HELP;
+		case OPT_VERSION:
+			return CLI_VERSION;
 		case OPT_BS:
 			if (parse_sz(name, optarg, &cfg->bs, err, errlen))
 				return CLI_ERROR;
@@ -383,10 +354,11 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 			cfg->passes_set = true;
 			break;
 		case OPT_TIME:
-			if (cli_parse_seconds(optarg, &cfg->time_s) ||
+			if (rq_parse_duration(optarg, RQ_BARE_SECONDS,
+					      &cfg->time_s) ||
 			    cfg->time_s <= 0 || cfg->time_s > 1e9) {
 				set_err(err, errlen,
-					"--time: '%s' is not a positive number of seconds",
+					"--time: '%s' is not a positive duration (seconds, or with ms, s, m or h)",
 					optarg);
 				return CLI_ERROR;
 			}
@@ -397,7 +369,8 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 			break;
 		case OPT_JSON:
 			if (!optarg[0]) {
-				set_err(err, errlen, "--json: empty file name");
+				set_err(err, errlen,
+					"--json: empty file name (use - for stdout)");
 				return CLI_ERROR;
 			}
 			cfg->json = optarg;
@@ -415,12 +388,16 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 			if (parse_uint(name, optarg, 0, UINT64_MAX / 2,
 				       &cfg->gen, err, errlen))
 				return CLI_ERROR;
+			cfg->gen_set = true;
 			break;
 		case OPT_VERIFY_ONLY:
 			cfg->verify_only = true;
 			break;
 		case OPT_WRITE_ONLY:
 			cfg->write_only = true;
+			break;
+		case OPT_FORCE:
+			cfg->force = true;
 			break;
 		case ':':
 			set_err(err, errlen, "option '%s' needs an argument",
@@ -500,28 +477,40 @@ void cli_usage(FILE *f, const char *prog)
 "  --seed N           run seed, decimal or 0x hex (default: from the clock;\n"
 "                     always printed)\n"
 "  --passes N         write+verify generations (default 1)\n"
-"  --time SECONDS     repeat generations until SECONDS (suffix s, m or h) have\n"
-"                     passed or corruption was found, whichever comes first;\n"
-"                     the running generation is always finished.  With\n"
-"                     --passes too, --passes is a maximum\n"
+"  --time DURATION    repeat generations until DURATION has passed or\n"
+"                     corruption was found, whichever comes first; the\n"
+"                     running generation is always finished.  With --passes\n"
+"                     too, --passes is a maximum.  DURATION: seconds, or a\n"
+"                     number with ms, s, m or h (500ms, 1.5s, 2m)\n"
 "  --prefill          first write generation 0 over the region (not verified),\n"
 "                     so that a lost write of a later generation reads as\n"
 "                     'stale' instead of 'unwritten'\n"
 "  --cpu N            pin the process to CPU N (sched_setaffinity)\n"
+"  --force            write even to a block device that is in use; without\n"
+"                     it, the write modes open a block device O_EXCL and\n"
+"                     refuse one that is mounted or held (device-mapper, md)\n"
 "\n"
 "Output:\n"
 "  --json FILE        also write a JSON report to FILE ('-' = stdout; the\n"
-"                     text report then goes to stderr)\n"
+"                     text report then goes to stderr).  FILE is created\n"
+"                     before anything else is done: a bad path costs nothing\n"
 "  --max-report N     bad blocks listed in detail (default 64; counts are\n"
 "                     always complete)\n"
 "  -q, --quiet        print only the final result line and errors\n"
 "  -h, --help         this text\n"
+"      --version      print the version\n"
 "\n"
 "Forensics and tests:\n"
 "  --gen N            number of the first generation written (default 1);\n"
 "                     generations are N, N+1, ...; 0 is reserved to --prefill\n"
 "  --verify-only      do not write: read the region back and check it holds\n"
-"                     generation --gen of --seed (--seed is required)\n"
+"                     generation --gen of --seed.  Without them, the seed and\n"
+"                     generation come from the block headers found in the\n"
+"                     region (without headers: --gen defaults to 1, --seed\n"
+"                     is needed); given ones win, with a warning if the\n"
+"                     headers disagree.  The format does not record the\n"
+"                     region's length: give --size to have a short target\n"
+"                     refused\n"
 "  --write-only       write the generations, do not read back\n"
 "\n"
 "Block format: every 512-byte sector starts with a 56-byte header (magic\n"
@@ -544,9 +533,10 @@ void cli_usage(FILE *f, const char *prog)
 "otherwise it is on disk.  Both classes are reported.\n"
 "\n"
 "Exit status:\n"
-"  0  clean\n"
+"  0  clean: every block written was verified good\n"
 "  1  corruption found\n"
 "  2  usage error\n"
-"  3  I/O error (a read or write failed) or setup failure; wins over 1\n",
+"  3  I/O error (a read or write failed) or setup failure; wins over 1\n"
+"  4  interrupted (SIGINT, SIGTERM) before the end; 1 and 3 win over it\n",
 		prog, CLI_MAX_QD);
 }

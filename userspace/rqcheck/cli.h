@@ -39,13 +39,16 @@ struct rq_config {
 	unsigned int max_report;
 	bool quiet;
 	uint64_t gen;			/* first generation written/checked */
+	bool gen_set;
 	bool verify_only;
 	bool write_only;
+	bool force;			/* write even to a device in use */
 };
 
 enum cli_result {
 	CLI_OK,
 	CLI_HELP,
+	CLI_VERSION,
 	CLI_ERROR,
 };
 
@@ -61,7 +64,6 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 /* strict number parsers, exposed for the tests: 0 or -1 */
 int cli_parse_size(const char *s, uint64_t *out);	/* k/m/g/t suffix */
 int cli_parse_u64(const char *s, uint64_t *out);	/* dec or 0x hex */
-int cli_parse_seconds(const char *s, double *out);	/* s/m/h suffix */
 
 void cli_usage(FILE *f, const char *prog);
 

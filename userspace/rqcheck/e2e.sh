@@ -99,6 +99,28 @@ json_ok() {
 	fi
 }
 
+# jq_true FILE FILTER DESCRIPTION: FILTER (a jq expression) is true on FILE
+jq_true() {
+	if ! command -v jq >/dev/null 2>&1; then
+		echo "skip - no jq to check $3"
+		return
+	fi
+	if jq -e "$2" "$1" >/dev/null 2>&1; then
+		ok "$3"
+	else
+		not_ok "$3: '$2' is not true on $(basename "$1")"
+	fi
+}
+
+# same_file A B DESCRIPTION: the two files have the same bytes
+same_file() {
+	if cmp -s "$1" "$2"; then
+		ok "$3"
+	else
+		not_ok "$3: $(basename "$1") and $(basename "$2") differ"
+	fi
+}
+
 # a directory where O_DIRECT works
 supports_odirect() {
 	local d=$1 f rc
@@ -184,6 +206,12 @@ if [ "$valgrind_mode" = 1 ]; then
 	expect 1 "valgrind: verify-only finds the damage" --verify-only \
 		--seed $SEED --gen 2 --json "$work/vg.json" "$IMG"
 	has 'BAD \(stale 1, torn 1;' "valgrind: stale and torn reported"
+	expect 1 "valgrind: verify-only with the seed from the headers" \
+		--verify-only --json "$work/vg.json" "$IMG"
+	has 'seed 4242 and generation 2 from the block headers' \
+		"valgrind: identity from the headers"
+	expect 3 "valgrind: --json into a missing directory" --seed $SEED \
+		--json "$work/no/such/dir.json" "$IMG"
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 	exit
@@ -193,13 +221,20 @@ fi
 expect 0 "--help" --help
 has 'Exit status' "--help documents the exit status"
 has '--verify-only' "--help documents --verify-only"
+expect 0 "--version" --version
+has '^rqcheck [0-9]' "--version prints the version"
 expect 2 "no target" 
-has 'Usage:' "usage on a missing target"
+has "^Try 'rqcheck --help'\.$" "usage error points to --help"
+if [ "$(wc -l <"$LOG")" -eq 2 ]; then
+	ok "usage error: one line and the --help hint"
+else
+	not_ok "usage error printed $(wc -l <"$LOG") lines, expected 2"
+fi
 expect 2 "unknown option" --frobnicate "$IMG"
 has "unknown option '--frobnicate'" "unknown option named"
+hasnt 'Usage:' "no usage text dumped on a usage error"
 expect 2 "--bs not a multiple of 512" --bs 1000 "$IMG"
 expect 2 "--batch above --qd" --batch 16 --qd 8 "$IMG"
-expect 2 "--verify-only without --seed" --verify-only "$IMG"
 expect 2 "--stride without interleave" --stride 3 "$IMG"
 
 # --- setup failures -----------------------------------------------------------
@@ -207,6 +242,16 @@ expect 3 "missing target" "$work/does-not-exist"
 has 'cannot open' "missing target explained"
 expect 3 "directory as target" "$work"
 fresh_image
+cp "$IMG" "$work/untouched.img"
+expect 3 "--json into a missing directory fails at once" --seed 9 \
+	--json "$work/no/such/dir/r.json" "$IMG"
+has "cannot (open|write|create) .*no/such/dir/r.json" "--json failure explained"
+hasnt '^gen 1' "--json failure: no workload ran"
+hasnt 'clean' "--json failure: nothing reported clean"
+same_file "$IMG" "$work/untouched.img" "--json failure: the target was not written"
+expect 3 "--verify-only --size beyond the end of the target" --verify-only \
+	--seed 9 --size 2m "$IMG"
+has 'beyond the end' "short target explained"
 expect 3 "region beyond the end" --size 2m "$IMG"
 expect 3 "offset beyond the end" --offset 4m "$IMG"
 if [ -d /dev/shm ] && [ -w /dev/shm ] && ! supports_odirect /dev/shm; then
@@ -244,12 +289,22 @@ fresh_image
 expect 0 "--time 1 runs generations until time is up" --time 1 --qd 4 \
 	--json "$work/time.json" "$IMG"
 json_ok "$work/time.json"
-has '"first_bad_seconds": null' "clean run: first_bad_seconds is null" \
-	"$work/time.json"
-has '"workload_seconds": (1|2|3)\.' "--time 1 lasted about a second" \
-	"$work/time.json"
-has '"result": "clean"' "JSON result clean" "$work/time.json"
+jq_true "$work/time.json" '.first_bad_seconds == null' \
+	"clean run: first_bad_seconds is null"
+jq_true "$work/time.json" '.workload_seconds >= 1 and .workload_seconds < 4' \
+	"--time 1 lasted about a second"
+jq_true "$work/time.json" '.result == "clean" and .exit_code == 0' "JSON result clean"
+jq_true "$work/time.json" '.parameters.time == 1' "JSON parameters.time in seconds"
+
 has '^rqcheck: seed [0-9]+|seed [0-9]+ \(0x' "default seed printed"
+
+fresh_image
+expect 0 "--time 500ms" --time 500ms --qd 4 --json "$work/ms.json" "$IMG"
+jq_true "$work/ms.json" '.parameters.time == 0.5 and .workload_seconds >= 0.5' \
+	"--time 500ms is half a second"
+expect 0 "--time 0.01m" --time 0.01m --qd 4 --json "$work/ms.json" "$IMG"
+jq_true "$work/ms.json" '.parameters.time == 0.6' "--time 0.01m is 0.6 s"
+expect 0 "--force on a regular file" --force --seed 9 "$IMG"
 
 expect 0 "--quiet" --quiet --seed 9 "$IMG"
 if [ "$(wc -l <"$LOG")" -eq 1 ]; then
@@ -279,12 +334,15 @@ sleep 1
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-if [ "$rc" -eq 0 ]; then
-	ok "SIGINT ends a --time run with exit 0"
+if [ "$rc" -eq 4 ]; then
+	ok "SIGINT ends a --time run with exit 4 (incomplete)"
 else
-	not_ok "SIGINT: exit $rc"
+	not_ok "SIGINT: exit $rc, expected 4"
 fi
 has '"interrupted": true' "SIGINT recorded in JSON" "$work/int.json"
+jq_true "$work/int.json" '.result == "interrupted" and .exit_code == 4' \
+	"an interrupted run is not clean in JSON"
+hasnt 'rqcheck: clean' "an interrupted run does not say clean"
 
 # Read errors: shrink a (sparse, so all 'unwritten') file under a running
 # --verify-only; the reads past the new end come back short.  I/O errors
@@ -309,10 +367,10 @@ fi
 has 'READ ERRORS' "read errors in the generation line"
 has 'short read: 0 of 4096 bytes' "short read listed"
 has '"result": "io_error"' "JSON result io_error" "$work/ioerr.json"
-has '"op": "read", "result": 0, "length": 4096' "JSON I/O error entry" \
-	"$work/ioerr.json"
-has '"classes": \{ "stale": 0, "unwritten": [1-9]' \
-	"the holes still count as unwritten" "$work/ioerr.json"
+jq_true "$work/ioerr.json" '.io_errors[0] | .op == "read" and .result == 0 and .length == 4096' \
+	"JSON I/O error entry"
+jq_true "$work/ioerr.json" '.totals.classes.stale == 0 and .totals.classes.unwritten > 0' \
+	"the holes still count as unwritten"
 rm -f "$SPARSE"
 
 # --- corruption, classified by --verify-only -----------------------------------
@@ -325,6 +383,26 @@ cp "$IMG" "$work/gen2.img"
 expect 1 "generation 1 expected, 2 found: everything is 'stale'" \
 	--verify-only --seed $SEED --gen 1 --max-report 1 "$IMG"
 has '256 BAD \(stale 256;' "all 256 blocks stale"
+has 'warning: .*generation 2.*--gen 1' "--gen against the headers: warned"
+
+# seed and generation from the block headers
+expect 0 "--verify-only without --seed and --gen reads the headers" \
+	--verify-only --json "$work/hdr.json" "$IMG"
+has "seed $SEED and generation 2 from the block headers" "identity from the headers said"
+hasnt 'warning' "headers only: no warning"
+jq_true "$work/hdr.json" ".seed == $SEED and .parameters.first_generation == 2 and .identity.seed_from == \"headers\" and .identity.generation_from == \"headers\"" \
+	"JSON: seed and generation from the headers"
+expect 1 "--verify-only --seed against the headers: the option wins" \
+	--verify-only --seed $((SEED + 1)) --max-report 1 "$IMG"
+has "warning: .*seed $SEED.*--seed $((SEED + 1))" "--seed against the headers: warned"
+has 'using --seed' "the warning says which seed was used"
+expect 0 "--verify-only --gen 2 agrees with the headers" --verify-only --gen 2 "$IMG"
+hasnt 'warning' "agreeing option: no warning"
+cp "$IMG" "$work/keep.img"
+put /dev/zero $BS 0 0 $BLOCKS
+expect 3 "--verify-only without --seed on a region without headers" --verify-only "$IMG"
+has 'no rqcheck block header' "missing headers explained"
+cp "$work/keep.img" "$IMG"
 
 # check_one ENGINE NAME CLASS BLOCK: verify-only must find exactly one
 # CLASS block, BLOCK, on disk
@@ -339,9 +417,9 @@ check_one() {
 	json_ok "$json"
 	has "\"class\": \"$class\"" "$engine: $name: JSON class" "$json"
 	has "\"reread_class\": \"$class\"" "$engine: $name: JSON re-read class" "$json"
-	has "\"block\": $block," "$engine: $name: JSON block" "$json"
-	has '"first_bad_seconds": [0-9]' "$engine: $name: first_bad_seconds set" "$json"
-	has '"exit_code": 1' "$engine: $name: JSON exit code" "$json"
+	jq_true "$json" ".bad_blocks[0].block == $block" "$engine: $name: JSON block"
+	jq_true "$json" '.first_bad_seconds >= 0' "$engine: $name: first_bad_seconds set"
+	jq_true "$json" '.exit_code == 1 and .result == "corruption"' "$engine: $name: JSON exit code"
 }
 
 for engine in io_uring aio; do
@@ -401,8 +479,8 @@ expect 1 "all four kinds at once" --verify-only --seed $SEED --gen 2 \
 has '4 BAD \(stale 1, unwritten 1, misplaced 1, torn 1; on disk 4, read path 0\)' \
 	"each kind counted once"
 json_ok "$work/all.json"
-has '"classes": \{ "stale": 1, "unwritten": 1, "misplaced": 1, "torn": 1, "unfilled": 0 \}' \
-	"JSON totals per class" "$work/all.json"
+jq_true "$work/all.json" '.totals.classes == {"stale": 1, "unwritten": 1, "misplaced": 1, "torn": 1, "unfilled": 0}' \
+	"JSON totals per class"
 hasnt '"result": "clean"' "JSON result is not clean" "$work/all.json"
 
 # a fresh write over the damage is clean again

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "rq_json.h"
 
 void report_init(struct report *r, const struct rq_config *cfg,
 		 const struct target_info *tgt, uint64_t seed)
@@ -16,6 +17,9 @@ void report_init(struct report *r, const struct rq_config *cfg,
 	r->cfg = cfg;
 	r->tgt = tgt;
 	r->seed = seed;
+	r->seed_known = true;
+	r->identity.seed_from = cfg->seed_set ? "option" : "clock";
+	r->identity.gen_from = cfg->gen_set ? "option" : "default";
 }
 
 static void free_bad(struct bad_block *b)
@@ -149,6 +153,12 @@ void report_add_io_error(struct report *r, struct gen_stats *gs,
 	r->ioerr[r->nioerr++] = *e;
 }
 
+/*
+ * Failure beats a finding beats an interruption: a run that could not do
+ * its job says so even if it found bad blocks first, and an interrupted
+ * run is never clean (it did not verify everything it meant to), but bad
+ * blocks it did find are still a finding.
+ */
 enum run_result report_result(const struct report *r)
 {
 	if (r->error_kind == RES_SETUP_ERROR)
@@ -157,6 +167,8 @@ enum run_result report_result(const struct report *r)
 		return RES_IO_ERROR;
 	if (r->total_bad)
 		return RES_CORRUPTION;
+	if (r->interrupted)
+		return RES_INTERRUPTED;
 	return RES_CLEAN;
 }
 
@@ -167,9 +179,13 @@ int report_exit_code(enum run_result res)
 		return 0;
 	case RES_CORRUPTION:
 		return 1;
-	default:
-		return 3;
+	case RES_INTERRUPTED:
+		return 4;
+	case RES_IO_ERROR:
+	case RES_SETUP_ERROR:
+		break;
 	}
+	return 3;
 }
 
 const char *report_result_name(enum run_result res)
@@ -181,9 +197,12 @@ const char *report_result_name(enum run_result res)
 		return "corruption";
 	case RES_IO_ERROR:
 		return "io_error";
-	default:
-		return "setup_error";
+	case RES_INTERRUPTED:
+		return "interrupted";
+	case RES_SETUP_ERROR:
+		break;
 	}
+	return "setup_error";
 }
 
 /* ---- text ----------------------------------------------------------------- */
@@ -463,351 +482,281 @@ void report_print_result(FILE *f, const struct report *r)
 			(unsigned long long)r->write_errors);
 	if (r->error[0])
 		fprintf(f, "; %s", r->error);
-	if (r->interrupted)
+	if (r->interrupted && res != RES_INTERRUPTED)
 		fprintf(f, "; interrupted");
-	fprintf(f, "; %zu generation%s, seed %llu; exit %d\n", r->ngens,
-		r->ngens == 1 ? "" : "s", (unsigned long long)r->seed,
-		report_exit_code(res));
+	fprintf(f, "; %zu generation%s", r->ngens, r->ngens == 1 ? "" : "s");
+	if (r->seed_known)
+		fprintf(f, ", seed %llu", (unsigned long long)r->seed);
+	fprintf(f, "; exit %d\n", report_exit_code(res));
 }
 
 /* ---- JSON ----------------------------------------------------------------- */
 
-#define JW_MAX_DEPTH 16
+/* Seconds in the report keep the microsecond resolution they always had. */
+#define JSON_SECONDS_DECIMALS 6
 
-struct jw {
-	FILE *f;
-	int depth;
-	int inline_from;		/* depth from which no newlines */
-	bool has_items[JW_MAX_DEPTH];
-};
-
-static void jw_newline(struct jw *w)
+static void json_seconds(struct rq_json *d, json_object *o, const char *key,
+			 double v)
 {
-	int i;
-
-	if (w->inline_from && w->depth >= w->inline_from) {
-		fputc(' ', w->f);
-		return;
-	}
-	fputc('\n', w->f);
-	for (i = 0; i < w->depth; i++)
-		fputs("  ", w->f);
+	rq_json_fixed(d, o, key, v, JSON_SECONDS_DECIMALS);
 }
 
-static void jw_string(struct jw *w, const char *s)
+static void json_classes(struct rq_json *d, json_object *parent,
+			 const char *key, const uint64_t *cls)
 {
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', w->f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", w->f);
-			break;
-		case '\\':
-			fputs("\\\\", w->f);
-			break;
-		case '\n':
-			fputs("\\n", w->f);
-			break;
-		case '\t':
-			fputs("\\t", w->f);
-			break;
-		default:
-			if (*p < 0x20)
-				fprintf(w->f, "\\u%04x", *p);
-			else
-				fputc(*p, w->f);
-		}
-	}
-	fputc('"', w->f);
-}
-
-/* separator and key before a value; @key NULL inside arrays */
-static void jw_item(struct jw *w, const char *key)
-{
-	if (w->depth > 0) {
-		if (w->has_items[w->depth])
-			fputc(',', w->f);
-		w->has_items[w->depth] = true;
-		jw_newline(w);
-	}
-	if (key) {
-		jw_string(w, key);
-		fputs(": ", w->f);
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char c, bool inl)
-{
-	jw_item(w, key);
-	fputc(c, w->f);
-	if (w->depth + 1 < JW_MAX_DEPTH)
-		w->depth++;
-	w->has_items[w->depth] = false;
-	if (inl && !w->inline_from)
-		w->inline_from = w->depth;
-}
-
-static void jw_close(struct jw *w, char c)
-{
-	bool had = w->has_items[w->depth];
-
-	if (w->inline_from == w->depth) {
-		w->depth--;
-		w->inline_from = 0;
-		fputs(had ? " " : "", w->f);
-	} else {
-		w->depth--;
-		if (had)
-			jw_newline(w);
-	}
-	fputc(c, w->f);
-}
-
-static void jw_str(struct jw *w, const char *key, const char *v)
-{
-	jw_item(w, key);
-	jw_string(w, v);
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_item(w, key);
-	fprintf(w->f, "%llu", (unsigned long long)v);
-}
-
-static void jw_i64(struct jw *w, const char *key, int64_t v)
-{
-	jw_item(w, key);
-	fprintf(w->f, "%lld", (long long)v);
-}
-
-static void jw_dbl(struct jw *w, const char *key, double v)
-{
-	jw_item(w, key);
-	fprintf(w->f, "%.6f", v);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_item(w, key);
-	fputs(v ? "true" : "false", w->f);
-}
-
-static void jw_null(struct jw *w, const char *key)
-{
-	jw_item(w, key);
-	fputs("null", w->f);
-}
-
-static void json_classes(struct jw *w, const char *key, const uint64_t *cls)
-{
+	json_object *o = rq_json_object(d, parent, key);
 	int c;
 
-	jw_open(w, key, '{', true);
 	for (c = CLS_FIRST_BAD; c <= CLS_LAST_BAD; c++)
-		jw_u64(w, blk_class_name(c), cls[c]);
-	jw_close(w, '}');
+		rq_json_u64(d, o, blk_class_name(c), cls[c]);
 }
 
-static void json_params(struct jw *w, const struct report *r)
+static void json_target(struct rq_json *d, const struct report *r)
+{
+	json_object *o = rq_json_object(d, d->root, "target");
+
+	rq_json_str(d, o, "path", r->tgt->path ? r->tgt->path : "");
+	rq_json_str(d, o, "type", r->tgt->type ? r->tgt->type : "unknown");
+	rq_json_u64(d, o, "bytes", r->tgt->bytes);
+	rq_json_u64(d, o, "logical_block_size", r->tgt->lbs);
+}
+
+static void json_params(struct rq_json *d, const struct report *r)
 {
 	const struct rq_config *c = r->cfg;
+	json_object *o = rq_json_object(d, d->root, "parameters");
 
-	jw_open(w, "parameters", '{', false);
-	jw_u64(w, "bs", c->bs);
-	jw_u64(w, "offset", r->tgt->offset);
-	jw_u64(w, "size", r->tgt->size);
-	jw_u64(w, "blocks", r->tgt->nblocks);
-	jw_u64(w, "qd", c->qd);
-	jw_u64(w, "batch", c->batch);
-	jw_str(w, "engine", engine_name(c->engine));
-	jw_str(w, "order", order_name(c->order));
-	jw_u64(w, "stride", c->stride);
-	jw_u64(w, "window", c->window);
+	rq_json_u64(d, o, "bs", c->bs);
+	rq_json_u64(d, o, "offset", r->tgt->offset);
+	rq_json_u64(d, o, "size", r->tgt->size);
+	rq_json_u64(d, o, "blocks", r->tgt->nblocks);
+	rq_json_u64(d, o, "qd", c->qd);
+	rq_json_u64(d, o, "batch", c->batch);
+	rq_json_str(d, o, "engine", engine_name(c->engine));
+	rq_json_str(d, o, "order", order_name(c->order));
+	rq_json_u64(d, o, "stride", c->stride);
+	rq_json_u64(d, o, "window", c->window);
 	if (c->cpu >= 0)
-		jw_i64(w, "cpu", c->cpu);
+		rq_json_i64(d, o, "cpu", c->cpu);
 	else
-		jw_null(w, "cpu");
-	jw_u64(w, "passes", c->passes);
+		rq_json_null(d, o, "cpu");
+	rq_json_u64(d, o, "passes", c->passes);
 	if (c->time_s > 0)
-		jw_dbl(w, "time", c->time_s);
+		json_seconds(d, o, "time", c->time_s);
 	else
-		jw_null(w, "time");
-	jw_bool(w, "prefill", c->prefill);
-	jw_u64(w, "first_generation", c->gen);
-	jw_bool(w, "verify_only", c->verify_only);
-	jw_bool(w, "write_only", c->write_only);
-	jw_u64(w, "max_report", c->max_report);
-	jw_close(w, '}');
+		rq_json_null(d, o, "time");
+	rq_json_bool(d, o, "prefill", c->prefill);
+	rq_json_u64(d, o, "first_generation", c->gen);
+	rq_json_bool(d, o, "verify_only", c->verify_only);
+	rq_json_bool(d, o, "write_only", c->write_only);
+	rq_json_u64(d, o, "max_report", c->max_report);
+	rq_json_bool(d, o, "force", c->force);
 }
 
-static void json_runs(struct jw *w, const char *key, const struct sec_run *runs,
-		      uint32_t n)
+static void json_seed(struct rq_json *d, const struct report *r)
 {
+	char hex[24];
+
+	if (!r->seed_known) {
+		rq_json_null(d, d->root, "seed");
+		rq_json_null(d, d->root, "seed_hex");
+		return;
+	}
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)r->seed);
+	rq_json_u64(d, d->root, "seed", r->seed);
+	rq_json_str(d, d->root, "seed_hex", hex);
+}
+
+/* Where the seed and the generation came from (--verify-only: headers). */
+static void json_identity(struct rq_json *d, const struct report *r)
+{
+	const struct identity_info *id = &r->identity;
+	json_object *o = rq_json_object(d, d->root, "identity");
+
+	rq_json_str(d, o, "seed_from", id->seed_from);
+	rq_json_str(d, o, "generation_from", id->gen_from);
+	if (id->header_found) {
+		rq_json_u64(d, o, "header_seed", id->header_seed);
+		rq_json_u64(d, o, "header_generation", id->header_gen);
+	} else {
+		rq_json_null(d, o, "header_seed");
+		rq_json_null(d, o, "header_generation");
+	}
+	rq_json_u64(d, o, "blocks_sampled", id->sampled);
+	rq_json_u64(d, o, "blocks_agreeing", id->agreeing);
+}
+
+static void json_generation(struct rq_json *d, json_object *arr,
+			    const struct gen_stats *g)
+{
+	json_object *o = rq_json_object(d, arr, NULL);
+
+	rq_json_u64(d, o, "generation", g->gen);
+	rq_json_bool(d, o, "written", g->written);
+	rq_json_bool(d, o, "verified", g->verified);
+	rq_json_u64(d, o, "blocks_written", g->blocks_written);
+	rq_json_u64(d, o, "blocks_verified", g->blocks_verified);
+	json_seconds(d, o, "write_seconds", g->write_s);
+	json_seconds(d, o, "verify_seconds", g->verify_s);
+	rq_json_u64(d, o, "write_submit_calls", g->write_submits);
+	rq_json_u64(d, o, "read_submit_calls", g->read_submits);
+	rq_json_u64(d, o, "bad", g->bad);
+	json_classes(d, o, "classes", g->cls);
+	rq_json_u64(d, o, "on_disk", g->on_disk);
+	rq_json_u64(d, o, "read_path", g->read_path);
+	rq_json_u64(d, o, "read_errors", g->read_errors);
+	rq_json_u64(d, o, "write_errors", g->write_errors);
+	rq_json_bool(d, o, "interrupted", g->interrupted);
+}
+
+static void json_totals(struct rq_json *d, const struct report *r)
+{
+	json_object *o = rq_json_object(d, d->root, "totals");
+	json_object *reread;
+	int c;
+
+	rq_json_u64(d, o, "generations", r->ngens);
+	rq_json_u64(d, o, "blocks_verified", r->blocks_verified);
+	rq_json_u64(d, o, "bad", r->total_bad);
+	json_classes(d, o, "classes", r->cls);
+	reread = rq_json_object(d, o, "reread_classes");
+	for (c = 0; c < CLS__COUNT; c++)
+		rq_json_u64(d, reread, blk_class_name(c), r->reread_cls[c]);
+	rq_json_u64(d, o, "on_disk", r->on_disk);
+	rq_json_u64(d, o, "read_path", r->read_path);
+	rq_json_u64(d, o, "read_errors", r->read_errors);
+	rq_json_u64(d, o, "write_errors", r->write_errors);
+}
+
+static void json_runs(struct rq_json *d, json_object *parent, const char *key,
+		      const struct sec_run *runs, uint32_t n)
+{
+	json_object *arr = rq_json_array(d, parent, key);
 	uint32_t i;
 
-	jw_open(w, key, '[', false);
 	for (i = 0; i < n; i++) {
 		const struct sec_run *s = &runs[i];
+		json_object *o = rq_json_object(d, arr, NULL);
 
-		jw_open(w, NULL, '{', true);
-		jw_u64(w, "first", s->first);
-		jw_u64(w, "count", s->count);
-		jw_str(w, "kind", sec_kind_name(s->kind));
-		jw_str(w, "content", fmt_content_name(s->content));
-		if (s->content == FMT_VALID || s->content == FMT_BADCRC) {
-			jw_u64(w, "lba", s->hdr.lba);
-			jw_u64(w, "block", s->hdr.block);
-			jw_u64(w, "sector", s->hdr.sector);
-			jw_u64(w, "block_sectors", s->hdr.block_sectors);
-			jw_u64(w, "generation", s->hdr.gen);
-			jw_u64(w, "seed", s->hdr.seed);
-		}
-		jw_close(w, '}');
+		rq_json_u64(d, o, "first", s->first);
+		rq_json_u64(d, o, "count", s->count);
+		rq_json_str(d, o, "kind", sec_kind_name(s->kind));
+		rq_json_str(d, o, "content", fmt_content_name(s->content));
+		if (s->content != FMT_VALID && s->content != FMT_BADCRC)
+			continue;
+		rq_json_u64(d, o, "lba", s->hdr.lba);
+		rq_json_u64(d, o, "block", s->hdr.block);
+		rq_json_u64(d, o, "sector", s->hdr.sector);
+		rq_json_u64(d, o, "block_sectors", s->hdr.block_sectors);
+		rq_json_u64(d, o, "generation", s->hdr.gen);
+		rq_json_u64(d, o, "seed", s->hdr.seed);
 	}
-	jw_close(w, ']');
 }
 
-static void json_bad(struct jw *w, const struct report *r)
+static const char *json_location(enum blk_class reread)
 {
+	if (reread == CLS_GOOD)
+		return "read_path";
+	if (reread == CLS_IO_ERROR)
+		return "unknown";
+	return "on_disk";
+}
+
+static void json_bad_block(struct rq_json *d, json_object *arr,
+			   const struct bad_block *b)
+{
+	json_object *o = rq_json_object(d, arr, NULL);
+
+	rq_json_u64(d, o, "generation", b->gen);
+	rq_json_u64(d, o, "block", b->block);
+	rq_json_u64(d, o, "lba", b->lba);
+	rq_json_u64(d, o, "lba_last", b->lba + b->nsect - 1);
+	rq_json_u64(d, o, "byte_offset", b->lba * FMT_SECTOR);
+	rq_json_u64(d, o, "sectors", b->nsect);
+	rq_json_str(d, o, "class", blk_class_name(b->cls));
+	rq_json_str(d, o, "reread_class", blk_class_name(b->reread));
+	if (b->reread == CLS_IO_ERROR)
+		rq_json_str(d, o, "reread_error", strerror(b->reread_errno));
+	rq_json_str(d, o, "location", json_location(b->reread));
+	json_seconds(d, o, "found_seconds", b->found_s);
+	json_runs(d, o, "found", b->runs, b->nruns);
+	if (b->nrruns)
+		json_runs(d, o, "reread_found", b->rruns, b->nrruns);
+}
+
+static void json_io_error(struct rq_json *d, json_object *arr,
+			  const struct io_error *e)
+{
+	json_object *o = rq_json_object(d, arr, NULL);
+
+	rq_json_u64(d, o, "generation", e->gen);
+	rq_json_u64(d, o, "block", e->block);
+	rq_json_u64(d, o, "lba", e->lba);
+	rq_json_str(d, o, "op", op_name(e->op));
+	rq_json_i64(d, o, "result", e->res);
+	rq_json_u64(d, o, "length", e->len);
+	rq_json_str(d, o, "error", e->res < 0 ? strerror((int)-e->res) :
+						"short transfer");
+}
+
+static void json_lists(struct rq_json *d, const struct report *r)
+{
+	json_object *arr;
 	size_t i;
 
-	jw_open(w, "bad_blocks", '[', false);
-	for (i = 0; i < r->nbad; i++) {
-		const struct bad_block *b = &r->bad[i];
+	arr = rq_json_array(d, d->root, "bad_blocks");
+	for (i = 0; i < r->nbad; i++)
+		json_bad_block(d, arr, &r->bad[i]);
+	rq_json_bool(d, d->root, "bad_blocks_truncated", r->total_bad > r->nbad);
+	arr = rq_json_array(d, d->root, "io_errors");
+	for (i = 0; i < r->nioerr; i++)
+		json_io_error(d, arr, &r->ioerr[i]);
+	rq_json_bool(d, d->root, "io_errors_truncated",
+		     r->read_errors + r->write_errors > r->nioerr);
+}
 
-		jw_open(w, NULL, '{', false);
-		jw_u64(w, "generation", b->gen);
-		jw_u64(w, "block", b->block);
-		jw_u64(w, "lba", b->lba);
-		jw_u64(w, "lba_last", b->lba + b->nsect - 1);
-		jw_u64(w, "byte_offset", b->lba * FMT_SECTOR);
-		jw_u64(w, "sectors", b->nsect);
-		jw_str(w, "class", blk_class_name(b->cls));
-		jw_str(w, "reread_class", blk_class_name(b->reread));
-		if (b->reread == CLS_IO_ERROR)
-			jw_str(w, "reread_error", strerror(b->reread_errno));
-		jw_str(w, "location", b->reread == CLS_GOOD ? "read_path" :
-			   b->reread == CLS_IO_ERROR ? "unknown" : "on_disk");
-		jw_dbl(w, "found_seconds", b->found_s);
-		json_runs(w, "found", b->runs, b->nruns);
-		if (b->nrruns)
-			json_runs(w, "reread_found", b->rruns, b->nrruns);
-		jw_close(w, '}');
-	}
-	jw_close(w, ']');
+static void json_report(struct rq_json *d, const struct report *r)
+{
+	enum run_result res = report_result(r);
+	json_object *gens;
+	size_t i;
+
+	rq_json_str(d, d->root, "tool", "rqcheck");
+	rq_json_u64(d, d->root, "format_version", FMT_VERSION);
+	rq_json_str(d, d->root, "result", report_result_name(res));
+	rq_json_u64(d, d->root, "exit_code", (uint64_t)report_exit_code(res));
+	rq_json_str(d, d->root, "error", r->error[0] ? r->error : NULL);
+	rq_json_bool(d, d->root, "interrupted", r->interrupted);
+	json_target(d, r);
+	json_params(d, r);
+	json_seed(d, r);
+	json_identity(d, r);
+	if (r->prefilled)
+		json_seconds(d, d->root, "prefill_seconds", r->prefill_s);
+	else
+		rq_json_null(d, d->root, "prefill_seconds");
+	gens = rq_json_array(d, d->root, "generations");
+	for (i = 0; i < r->ngens; i++)
+		json_generation(d, gens, &r->gens[i]);
+	json_totals(d, r);
+	if (r->have_first_bad)
+		json_seconds(d, d->root, "first_bad_seconds", r->first_bad_s);
+	else
+		rq_json_null(d, d->root, "first_bad_seconds");
+	json_seconds(d, d->root, "workload_seconds", r->workload_s);
+	json_lists(d, r);
 }
 
 int report_write_json(FILE *f, const struct report *r)
 {
-	struct jw w = { .f = f };
-	enum run_result res = report_result(r);
-	size_t i;
-	int c;
+	struct rq_json doc;
+	int ret;
 
-	jw_open(&w, NULL, '{', false);
-	jw_str(&w, "tool", "rqcheck");
-	jw_u64(&w, "format_version", FMT_VERSION);
-	jw_str(&w, "result", report_result_name(res));
-	jw_u64(&w, "exit_code", (uint64_t)report_exit_code(res));
-	if (r->error[0])
-		jw_str(&w, "error", r->error);
-	else
-		jw_null(&w, "error");
-	jw_bool(&w, "interrupted", r->interrupted);
-
-	jw_open(&w, "target", '{', false);
-	jw_str(&w, "path", r->tgt->path ? r->tgt->path : "");
-	jw_str(&w, "type", r->tgt->type ? r->tgt->type : "unknown");
-	jw_u64(&w, "bytes", r->tgt->bytes);
-	jw_u64(&w, "logical_block_size", r->tgt->lbs);
-	jw_close(&w, '}');
-
-	json_params(&w, r);
-	jw_u64(&w, "seed", r->seed);
-	{
-		char hex[24];
-
-		snprintf(hex, sizeof(hex), "0x%llx",
-			 (unsigned long long)r->seed);
-		jw_str(&w, "seed_hex", hex);
-	}
-
-	if (r->prefilled)
-		jw_dbl(&w, "prefill_seconds", r->prefill_s);
-	else
-		jw_null(&w, "prefill_seconds");
-
-	jw_open(&w, "generations", '[', false);
-	for (i = 0; i < r->ngens; i++) {
-		const struct gen_stats *g = &r->gens[i];
-
-		jw_open(&w, NULL, '{', true);
-		jw_u64(&w, "generation", g->gen);
-		jw_bool(&w, "written", g->written);
-		jw_bool(&w, "verified", g->verified);
-		jw_u64(&w, "blocks_written", g->blocks_written);
-		jw_u64(&w, "blocks_verified", g->blocks_verified);
-		jw_dbl(&w, "write_seconds", g->write_s);
-		jw_dbl(&w, "verify_seconds", g->verify_s);
-		jw_u64(&w, "write_submit_calls", g->write_submits);
-		jw_u64(&w, "read_submit_calls", g->read_submits);
-		jw_u64(&w, "bad", g->bad);
-		json_classes(&w, "classes", g->cls);
-		jw_u64(&w, "on_disk", g->on_disk);
-		jw_u64(&w, "read_path", g->read_path);
-		jw_u64(&w, "read_errors", g->read_errors);
-		jw_u64(&w, "write_errors", g->write_errors);
-		jw_bool(&w, "interrupted", g->interrupted);
-		jw_close(&w, '}');
-	}
-	jw_close(&w, ']');
-
-	jw_open(&w, "totals", '{', false);
-	jw_u64(&w, "generations", r->ngens);
-	jw_u64(&w, "blocks_verified", r->blocks_verified);
-	jw_u64(&w, "bad", r->total_bad);
-	json_classes(&w, "classes", r->cls);
-	jw_open(&w, "reread_classes", '{', true);
-	for (c = 0; c < CLS__COUNT; c++)
-		jw_u64(&w, blk_class_name(c), r->reread_cls[c]);
-	jw_close(&w, '}');
-	jw_u64(&w, "on_disk", r->on_disk);
-	jw_u64(&w, "read_path", r->read_path);
-	jw_u64(&w, "read_errors", r->read_errors);
-	jw_u64(&w, "write_errors", r->write_errors);
-	jw_close(&w, '}');
-
-	if (r->have_first_bad)
-		jw_dbl(&w, "first_bad_seconds", r->first_bad_s);
-	else
-		jw_null(&w, "first_bad_seconds");
-	jw_dbl(&w, "workload_seconds", r->workload_s);
-
-	json_bad(&w, r);
-	jw_bool(&w, "bad_blocks_truncated", r->total_bad > r->nbad);
-
-	jw_open(&w, "io_errors", '[', false);
-	for (i = 0; i < r->nioerr; i++) {
-		const struct io_error *e = &r->ioerr[i];
-
-		jw_open(&w, NULL, '{', true);
-		jw_u64(&w, "generation", e->gen);
-		jw_u64(&w, "block", e->block);
-		jw_u64(&w, "lba", e->lba);
-		jw_str(&w, "op", op_name(e->op));
-		jw_i64(&w, "result", e->res);
-		jw_u64(&w, "length", e->len);
-		jw_str(&w, "error", e->res < 0 ? strerror((int)-e->res) :
-						 "short transfer");
-		jw_close(&w, '}');
-	}
-	jw_close(&w, ']');
-	jw_bool(&w, "io_errors_truncated",
-		r->read_errors + r->write_errors > r->nioerr);
-	jw_close(&w, '}');
-	fputc('\n', f);
-	return ferror(f) ? -EIO : 0;
+	rq_json_init(&doc);
+	json_report(&doc, r);
+	ret = rq_json_write(f, &doc);
+	rq_json_free(&doc);
+	if (ret || fflush(f) || ferror(f))
+		return -EIO;
+	return 0;
 }

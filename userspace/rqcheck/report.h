@@ -67,17 +67,33 @@ struct io_error {
 	uint64_t len;
 };
 
+/* What a run found; report_result() picks the one that decides the exit. */
 enum run_result {
-	RES_CLEAN,
-	RES_CORRUPTION,
-	RES_IO_ERROR,
-	RES_SETUP_ERROR,
+	RES_CLEAN,		/* 0: everything written was verified good */
+	RES_CORRUPTION,		/* 1: bad blocks */
+	RES_IO_ERROR,		/* 3: a read or write failed, or the engine */
+	RES_SETUP_ERROR,	/* 3: could not start (open, size, memory...) */
+	RES_INTERRUPTED,	/* 4: a signal stopped it before the end */
+};
+
+/* Where the run's seed and first generation came from. */
+struct identity_info {
+	const char *seed_from;		/* "option", "clock" or "headers" */
+	const char *gen_from;		/* "option", "default" or "headers" */
+	bool header_found;		/* --verify-only read a block header */
+	uint64_t header_seed;		/* what most sampled blocks carry */
+	uint64_t header_gen;
+	unsigned int sampled;		/* blocks read to find them */
+	unsigned int agreeing;		/* of those, carrying header_seed/gen */
 };
 
 struct report {
 	const struct rq_config *cfg;
 	const struct target_info *tgt;
 	uint64_t seed;
+	/* false until --verify-only found the seed in the block headers */
+	bool seed_known;
+	struct identity_info identity;
 
 	struct gen_stats *gens;
 	size_t ngens;
@@ -107,6 +123,7 @@ struct report {
 	char error[256];		/* setup or engine failure */
 };
 
+/* The seed is known (command line or clock) and identity says so. */
 void report_init(struct report *r, const struct rq_config *cfg,
 		 const struct target_info *tgt, uint64_t seed);
 void report_free(struct report *r);

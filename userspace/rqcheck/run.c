@@ -68,28 +68,66 @@ static uint32_t file_dio_align(int fd)
 	return FMT_SECTOR;
 }
 
+int run_open_flags(const struct rq_config *cfg, bool block_device)
+{
+	int flags = O_DIRECT | O_CLOEXEC;
+
+	if (cfg->verify_only)
+		return flags | O_RDONLY;
+	flags |= O_RDWR;
+	/*
+	 * A block device opened O_EXCL fails with EBUSY while it is mounted
+	 * or held by device-mapper or md: writing there would destroy a
+	 * filesystem, or a path under a live table.  On anything else
+	 * O_EXCL without O_CREAT means nothing, so it is only asked here.
+	 */
+	if (block_device && !cfg->force)
+		flags |= O_EXCL;
+	return flags;
+}
+
+static void explain_open_failure(const struct rq_config *cfg, int err,
+				 int flags, struct report *rep)
+{
+	if (err == EBUSY && (flags & O_EXCL)) {
+		report_set_error(rep, RES_SETUP_ERROR,
+				 "%s is in use (mounted, or held by device-mapper, md or another exclusive opener); --force writes to it anyway",
+				 cfg->target);
+		return;
+	}
+	report_set_error(rep, RES_SETUP_ERROR, "cannot open %s: %s%s",
+			 cfg->target, strerror(err),
+			 err == EINVAL ?
+			 " (does the filesystem support O_DIRECT?)" : "");
+}
+
 int run_open_target(const struct rq_config *cfg, struct target_info *tgt,
 		    int *fd_out, struct report *rep)
 {
-	int flags = (cfg->verify_only ? O_RDONLY : O_RDWR) | O_DIRECT |
-		    O_CLOEXEC;
 	struct stat st;
+	bool block_device = !stat(cfg->target, &st) && S_ISBLK(st.st_mode);
+	int flags = run_open_flags(cfg, block_device);
 	int fd, lbs;
 
 	tgt->path = cfg->target;
 	fd = open(cfg->target, flags);
 	if (fd < 0) {
-		int err = errno;
-
-		report_set_error(rep, RES_SETUP_ERROR, "cannot open %s: %s%s",
-				 cfg->target, strerror(err),
-				 err == EINVAL ?
-				 " (does the filesystem support O_DIRECT?)" : "");
+		explain_open_failure(cfg, errno, flags, rep);
 		return -1;
 	}
 	if (fstat(fd, &st)) {
 		report_set_error(rep, RES_SETUP_ERROR, "cannot stat %s: %s",
 				 cfg->target, strerror(errno));
+		goto fail;
+	}
+	if (S_ISBLK(st.st_mode) && !block_device &&
+	    run_open_flags(cfg, true) != flags) {
+		/*
+		 * It became a block device between stat() and open(), and
+		 * was opened without the O_EXCL it needed.
+		 */
+		report_set_error(rep, RES_SETUP_ERROR,
+				 "%s changed while it was opened", cfg->target);
 		goto fail;
 	}
 	if (S_ISBLK(st.st_mode)) {
@@ -152,6 +190,122 @@ int run_open_target(const struct rq_config *cfg, struct target_info *tgt,
 fail:
 	close(fd);
 	return -1;
+}
+
+/* ---- --verify-only: seed and generation from the block headers ---------- */
+
+/* Sample i of n, spread over the region with the first and last block. */
+static uint64_t sample_block(uint64_t nblocks, unsigned int i, unsigned int n)
+{
+	uint64_t span = nblocks - 1;
+
+	if (n < 2)
+		return 0;
+	return span / (n - 1) * i + span % (n - 1) * i / (n - 1);
+}
+
+int run_read_identity(const struct rq_config *cfg,
+		      const struct target_info *tgt, int fd,
+		      struct identity_tally *t, char *err, size_t errlen)
+{
+	unsigned int i, n = tgt->nblocks < RUN_IDENTITY_SAMPLES ?
+			    (unsigned int)tgt->nblocks : RUN_IDENTITY_SAMPLES;
+	uint8_t *buf;
+	int ret = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (posix_memalign((void **)&buf, BUF_ALIGN, cfg->bs)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t block = sample_block(tgt->nblocks, i, n);
+		off_t off = (off_t)(tgt->offset + block * cfg->bs);
+		ssize_t got;
+
+		do {
+			got = pread(fd, buf, cfg->bs, off);
+		} while (got < 0 && errno == EINTR);
+		if (got != (ssize_t)cfg->bs) {
+			snprintf(err, errlen,
+				 "cannot read block %llu to find its header: %s",
+				 (unsigned long long)block,
+				 got < 0 ? strerror(errno) : "short read");
+			ret = -1;
+			break;
+		}
+		identity_tally_block(t, buf, (uint32_t)(cfg->bs / FMT_SECTOR));
+	}
+	free(buf);
+	return ret;
+}
+
+static void warn_disagreement(FILE *warn, const char *what, uint64_t header,
+			      const char *option, uint64_t given,
+			      const struct identity_info *id)
+{
+	fprintf(warn,
+		"rqcheck: warning: the block headers say %s %llu (%u of %u blocks sampled), %s says %llu; using %s %llu\n",
+		what, (unsigned long long)header, id->agreeing, id->sampled,
+		option, (unsigned long long)given, option,
+		(unsigned long long)given);
+}
+
+/* "seed 7 and generation 2", "generation 2": what came from the headers. */
+static void say_taken(FILE *info, const struct rq_config *cfg,
+		      const struct identity_info *id)
+{
+	if (!info || (cfg->seed_set && cfg->gen_set))
+		return;
+	fputs("rqcheck: ", info);
+	if (!cfg->seed_set)
+		fprintf(info, "seed %llu%s", (unsigned long long)cfg->seed,
+			cfg->gen_set ? "" : " and ");
+	if (!cfg->gen_set)
+		fprintf(info, "generation %llu", (unsigned long long)cfg->gen);
+	fprintf(info, " from the block headers (%u of %u blocks sampled)\n",
+		id->agreeing, id->sampled);
+}
+
+int run_resolve_identity(struct rq_config *cfg, const struct identity_tally *t,
+			 struct report *rep, FILE *warn, FILE *info)
+{
+	struct identity_info *id = &rep->identity;
+
+	id->sampled = t->sampled;
+	if (identity_pick(t, &id->header_seed, &id->header_gen,
+			  &id->agreeing)) {
+		/*
+		 * Nothing to learn from.  A seed has no default, but the
+		 * generation has (1), and checking it keeps the finding of
+		 * a region that was never written: every block unwritten.
+		 */
+		if (cfg->seed_set)
+			return 0;
+		report_set_error(rep, RES_SETUP_ERROR,
+				 "no rqcheck block header in the %u block(s) sampled from the region: give --seed (and --gen)",
+				 t->sampled);
+		return -1;
+	}
+	id->header_found = true;
+	if (!cfg->seed_set) {
+		cfg->seed = id->header_seed;
+		id->seed_from = "headers";
+	} else if (cfg->seed != id->header_seed) {
+		warn_disagreement(warn, "seed", id->header_seed, "--seed",
+				  cfg->seed, id);
+	}
+	if (!cfg->gen_set) {
+		cfg->gen = id->header_gen;
+		id->gen_from = "headers";
+	} else if (cfg->gen != id->header_gen) {
+		warn_disagreement(warn, "generation", id->header_gen, "--gen",
+				  cfg->gen, id);
+	}
+	rep->seed = cfg->seed;
+	rep->seed_known = true;
+	say_taken(info, cfg, id);
+	return 0;
 }
 
 static uint8_t *slot_buf(struct run *r, unsigned int slot)

@@ -8,11 +8,23 @@
 #include <signal.h>
 #include <stdio.h>
 
+#include <stdbool.h>
+
 #include "cli.h"
 #include "report.h"
+#include "verify.h"
+
+/* Blocks --verify-only reads to learn the seed and generation. */
+#define RUN_IDENTITY_SAMPLES 16
 
 /* set from a signal handler: finish in-flight I/O and stop */
 extern volatile sig_atomic_t run_stop;
+
+/*
+ * open(2) flags for the target: read-only for --verify-only, else
+ * read-write, and O_EXCL on a block device unless --force.
+ */
+int run_open_flags(const struct rq_config *cfg, bool block_device);
 
 /*
  * Open cfg->target and fill @tgt; on failure the reason is recorded in @rep
@@ -20,6 +32,25 @@ extern volatile sig_atomic_t run_stop;
  */
 int run_open_target(const struct rq_config *cfg, struct target_info *tgt,
 		    int *fd, struct report *rep);
+
+/*
+ * --verify-only: read up to RUN_IDENTITY_SAMPLES blocks spread over the
+ * region and tally the headers they carry.  0, or -1 with a reason in err
+ * when a block cannot be read.
+ */
+int run_read_identity(const struct rq_config *cfg,
+		      const struct target_info *tgt, int fd,
+		      struct identity_tally *t, char *err, size_t errlen);
+
+/*
+ * Take the seed and generation the options did not give from the tally
+ * (and record where each came from in rep->identity); warn on @warn when
+ * a given one disagrees with the headers, say on @info (may be NULL) what
+ * was taken from them.  -1 (setup error in @rep) when something is missing
+ * and no block had a header.
+ */
+int run_resolve_identity(struct rq_config *cfg, const struct identity_tally *t,
+			 struct report *rep, FILE *warn, FILE *info);
 
 /*
  * Run the generations on @fd, printing per-generation lines to @out (NULL

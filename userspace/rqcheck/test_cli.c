@@ -85,6 +85,8 @@ static void test_defaults(void **state)
 	assert_true(cfg.gen == 1);
 	assert_false(cfg.verify_only);
 	assert_false(cfg.write_only);
+	assert_false(cfg.gen_set);
+	assert_false(cfg.force);
 }
 
 static void test_all_options(void **state)
@@ -195,10 +197,9 @@ static void test_sizes(void **state)
 	assert_int_equal(cli_parse_size("16777216t", &v), -1);
 }
 
-static void test_numbers_and_seconds(void **state)
+static void test_numbers(void **state)
 {
 	uint64_t v;
-	double d;
 
 	(void)state;
 	assert_int_equal(cli_parse_u64("18446744073709551615", &v), 0);
@@ -209,23 +210,76 @@ static void test_numbers_and_seconds(void **state)
 	assert_int_equal(cli_parse_u64("12a", &v), -1);
 	assert_int_equal(cli_parse_u64("-3", &v), -1);
 
-	assert_int_equal(cli_parse_seconds("10", &d), 0);
-	assert_true(d == 10);
-	assert_int_equal(cli_parse_seconds("1.5", &d), 0);
-	assert_true(d == 1.5);
-	assert_int_equal(cli_parse_seconds("30s", &d), 0);
-	assert_true(d == 30);
-	assert_int_equal(cli_parse_seconds("2m", &d), 0);
-	assert_true(d == 120);
-	assert_int_equal(cli_parse_seconds("1h", &d), 0);
-	assert_true(d == 3600);
-	assert_int_equal(cli_parse_seconds("abc", &d), -1);
-	assert_int_equal(cli_parse_seconds("-1", &d), -1);
-	assert_int_equal(cli_parse_seconds("1x", &d), -1);
-	assert_int_equal(cli_parse_seconds("1ms", &d), -1);
-	assert_int_equal(cli_parse_seconds("inf", &d), -1);
-	assert_int_equal(cli_parse_seconds("nan", &d), -1);
-	assert_int_equal(cli_parse_seconds("", &d), -1);
+}
+
+/* --time DURATION: seconds, or with a unit (the rule of every rqpath tool) */
+static void test_time_units(void **state)
+{
+	static const struct {
+		const char *arg;
+		double seconds;
+	} good[] = {
+		{ "1", 1 }, { "90", 90 }, { "120", 120 }, { "1.5", 1.5 },
+		{ "30s", 30 }, { "2m", 120 }, { "1h", 3600 }, { "500ms", 0.5 },
+		{ ".25", 0.25 },
+	};
+	static const char *const bad[] = {
+		"0", "0ms", "abc", "-1", "1x", "inf", "nan", "", "1e3", "2 m",
+		"1d", "1000000001",
+	};
+	struct rq_config cfg;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		assert_int_equal(parse(&cfg, err, "--time", good[i].arg, "f",
+				       END), CLI_OK);
+		if (cfg.time_s != good[i].seconds)
+			fail_msg("--time %s: %g s", good[i].arg, cfg.time_s);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (parse(&cfg, err, "--time", bad[i], "f", END) != CLI_ERROR)
+			fail_msg("--time '%s' accepted", bad[i]);
+		assert_non_null(strstr(err, "--time"));
+	}
+}
+
+static void test_conventions(void **state)
+{
+	struct rq_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&cfg, err, "--version", END), CLI_VERSION);
+	assert_int_equal(parse(&cfg, err, "x", "--version", END),
+			 CLI_VERSION);
+	assert_int_equal(parse(&cfg, err, "--force", "f", END), CLI_OK);
+	assert_true(cfg.force);
+	assert_int_equal(parse(&cfg, err, "f", END), CLI_OK);
+	assert_false(cfg.force);
+	assert_int_equal(parse(&cfg, err, "--json", "-", "f", END), CLI_OK);
+	assert_string_equal(cfg.json, "-");
+	assert_int_equal(parse(&cfg, err, "--force=1", "f", END), CLI_ERROR);
+}
+
+/* --verify-only without --seed or --gen: the block headers say */
+static void test_verify_only_identity(void **state)
+{
+	struct rq_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(parse(&cfg, err, "--verify-only", "f", END), CLI_OK);
+	assert_false(cfg.seed_set);
+	assert_false(cfg.gen_set);
+	assert_int_equal(parse(&cfg, err, "--verify-only", "--gen", "3", "f",
+			       END), CLI_OK);
+	assert_true(cfg.gen_set);
+	assert_true(cfg.gen == 3);
+	assert_false(cfg.seed_set);
+	assert_int_equal(parse(&cfg, err, "--verify-only", "--force", "f",
+			       END), CLI_OK);
 }
 
 /* each line: a bad command line (arguments after argv[0]) */
@@ -265,7 +319,6 @@ static const char *const bad_lines[][8] = {
 	{ "--seed", "banana", "f" },
 	{ "--max-report", "abc", "f" },
 	{ "--json", "", "f" },
-	{ "--verify-only", "f" },
 	{ "--verify-only", "--seed", "1", "--prefill", "f" },
 	{ "--verify-only", "--seed", "1", "--passes", "2", "f" },
 	{ "--verify-only", "--seed", "1", "--time", "5", "f" },
@@ -326,7 +379,10 @@ int main(void)
 		cmocka_unit_test(test_forensic_options),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_numbers_and_seconds),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_time_units),
+		cmocka_unit_test(test_conventions),
+		cmocka_unit_test(test_verify_only_identity),
 		cmocka_unit_test(test_bad_lines),
 		cmocka_unit_test(test_error_messages),
 	};

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "report.h"
+#include "rq_json_check.h"
 
 static struct rq_config cfg;
 static struct target_info tgt = {
@@ -54,6 +55,16 @@ static void json_fn(FILE *f, const struct report *r)
 	assert_int_equal(report_write_json(f, r), 0);
 }
 
+/* The report's JSON, parsed strictly; the caller puts it. */
+static json_object *json_of(const struct report *r)
+{
+	char *text = render(json_fn, r);
+	json_object *root = json_parse_strict(text);
+
+	free(text);
+	return root;
+}
+
 static struct bad_block stale_block(uint64_t block, struct sec_run *run)
 {
 	struct bad_block b = {
@@ -81,20 +92,36 @@ static struct bad_block stale_block(uint64_t block, struct sec_run *run)
 static void test_clean(void **state)
 {
 	struct report r;
-	char *s;
+	json_object *j;
 
 	(void)state;
 	report_init(&r, &cfg, &tgt, 9);
 	assert_non_null(report_gen_begin(&r, 1));
 	assert_int_equal(report_result(&r), RES_CLEAN);
 	assert_int_equal(report_exit_code(report_result(&r)), 0);
-	s = render(json_fn, &r);
-	assert_non_null(strstr(s, "\"result\": \"clean\""));
-	assert_non_null(strstr(s, "\"first_bad_seconds\": null"));
-	assert_non_null(strstr(s, "\"bad_blocks\": []"));
-	/* the path is escaped */
-	assert_non_null(strstr(s, "\"path\": \"/dev/\\\"odd\\\"\\\\name\""));
-	free(s);
+	j = json_of(&r);
+	assert_json_str(j, "result", "clean");
+	assert_json_u64(j, "exit_code", 0);
+	assert_json_null(j, "error");
+	assert_json_bool(j, "interrupted", false);
+	assert_json_null(j, "first_bad_seconds");
+	assert_int_equal(json_len(j, "bad_blocks"), 0);
+	assert_int_equal(json_len(j, "io_errors"), 0);
+	/* the odd path survives the escaping */
+	assert_json_str(j, "target.path", "/dev/\"odd\"\\name");
+	assert_json_u64(j, "seed", 9);
+	assert_json_str(j, "seed_hex", "0x9");
+	assert_json_str(j, "identity.seed_from", "clock");
+	assert_json_str(j, "identity.generation_from", "default");
+	assert_json_null(j, "identity.header_seed");
+	assert_json_u64(j, "generations.0.generation", 1);
+	assert_json_bool(j, "generations.0.verified", false);
+	assert_json_u64(j, "totals.blocks_verified", 0);
+	assert_json_u64(j, "totals.classes.stale", 0);
+	assert_json_u64(j, "totals.reread_classes.io_error", 0);
+	assert_json_null(j, "parameters.time");
+	assert_json_bool(j, "parameters.force", false);
+	json_object_put(j);
 	report_free(&r);
 }
 
@@ -104,6 +131,7 @@ static void test_corruption_and_truncation(void **state)
 	struct gen_stats *gs;
 	struct sec_run run;
 	struct bad_block b;
+	json_object *j;
 	char *s;
 	int i;
 
@@ -126,14 +154,25 @@ static void test_corruption_and_truncation(void **state)
 	assert_int_equal(report_result(&r), RES_CORRUPTION);
 	assert_int_equal(report_exit_code(RES_CORRUPTION), 1);
 
-	s = render(json_fn, &r);
-	assert_non_null(strstr(s, "\"result\": \"corruption\""));
-	assert_non_null(strstr(s, "\"first_bad_seconds\": 0.500000"));
-	assert_non_null(strstr(s, "\"bad_blocks_truncated\": true"));
-	assert_non_null(strstr(s, "\"class\": \"stale\""));
-	assert_non_null(strstr(s, "\"location\": \"on_disk\""));
-	assert_non_null(strstr(s, "{ \"first\": 0, \"count\": 8, \"kind\": \"stale\""));
-	free(s);
+	j = json_of(&r);
+	assert_json_str(j, "result", "corruption");
+	assert_json_u64(j, "exit_code", 1);
+	assert_json_double(j, "first_bad_seconds", 0.5);
+	assert_json_bool(j, "bad_blocks_truncated", true);
+	assert_int_equal(json_len(j, "bad_blocks"), 2);
+	assert_json_str(j, "bad_blocks.0.class", "stale");
+	assert_json_str(j, "bad_blocks.0.location", "on_disk");
+	assert_json_u64(j, "bad_blocks.0.block", 10);
+	assert_json_u64(j, "bad_blocks.0.lba_last", 87);
+	assert_json_u64(j, "bad_blocks.0.found.0.first", 0);
+	assert_json_u64(j, "bad_blocks.0.found.0.count", 8);
+	assert_json_str(j, "bad_blocks.0.found.0.kind", "stale");
+	assert_json_u64(j, "bad_blocks.0.found.0.generation", 1);
+	assert_json_u64(j, "totals.bad", 3);
+	assert_json_u64(j, "totals.classes.stale", 3);
+	assert_json_u64(j, "totals.reread_classes.good", 1);
+	assert_json_u64(j, "generations.0.bad", 3);
+	json_object_put(j);
 
 	s = render(report_print_summary, &r);
 	assert_non_null(strstr(s, "bad blocks (3, showing 2):"));
@@ -154,6 +193,7 @@ static void test_io_error_wins(void **state)
 	struct gen_stats *gs;
 	struct sec_run run;
 	struct bad_block b;
+	json_object *j;
 	char *s;
 
 	(void)state;
@@ -173,10 +213,17 @@ static void test_io_error_wins(void **state)
 	assert_non_null(strstr(s, "read failed: Input/output error"));
 	assert_non_null(strstr(s, "short write: 512 of 4096 bytes"));
 	free(s);
-	s = render(json_fn, &r);
-	assert_non_null(strstr(s, "\"result\": \"io_error\""));
-	assert_non_null(strstr(s, "\"op\": \"read\", \"result\": -5"));
-	free(s);
+	j = json_of(&r);
+	assert_json_str(j, "result", "io_error");
+	assert_json_u64(j, "exit_code", 3);
+	assert_json_str(j, "io_errors.0.op", "read");
+	assert_json_i64(j, "io_errors.0.result", -5);
+	assert_json_str(j, "io_errors.0.error", "Input/output error");
+	assert_json_str(j, "io_errors.1.op", "write");
+	assert_json_i64(j, "io_errors.1.result", 512);
+	assert_json_str(j, "io_errors.1.error", "short transfer");
+	assert_json_bool(j, "io_errors_truncated", false);
+	json_object_put(j);
 	report_free(&r);
 }
 
@@ -196,6 +243,87 @@ static void test_setup_error(void **state)
 	assert_non_null(strstr(s, "setup_error; cannot open x"));
 	assert_non_null(strstr(s, "exit 3"));
 	free(s);
+	report_free(&r);
+}
+
+/* A signal stopped the run: never "clean", exit 4 unless worse was found. */
+static void test_interrupted_is_not_clean(void **state)
+{
+	struct report r;
+	struct gen_stats *gs;
+	struct sec_run run;
+	struct bad_block b;
+	json_object *j;
+	char *s;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	gs = report_gen_begin(&r, 1);
+	assert_non_null(gs);
+	gs->interrupted = true;
+	r.interrupted = true;
+	assert_int_equal(report_exit_code(report_result(&r)), 4);
+	j = json_of(&r);
+	assert_json_str(j, "result", "interrupted");
+	assert_json_u64(j, "exit_code", 4);
+	assert_json_bool(j, "interrupted", true);
+	assert_json_bool(j, "generations.0.interrupted", true);
+	json_object_put(j);
+	s = render(report_print_result, &r);
+	assert_non_null(strstr(s, "rqcheck: interrupted"));
+	assert_non_null(strstr(s, "exit 4"));
+	free(s);
+
+	/* a finding wins over the interruption */
+	b = stale_block(1, &run);
+	assert_int_equal(report_add_bad(&r, gs, &b), 0);
+	assert_int_equal(report_exit_code(report_result(&r)), 1);
+	/* and a failure over both */
+	report_set_error(&r, RES_IO_ERROR, "engine failed");
+	assert_int_equal(report_exit_code(report_result(&r)), 3);
+	report_free(&r);
+}
+
+/* The keys other code reads stay where they were, in the same order. */
+static void test_json_keys_are_stable(void **state)
+{
+	struct report r;
+	json_object *j;
+	char keys[1024];
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	assert_non_null(report_gen_begin(&r, 1));
+	j = json_of(&r);
+	json_keys(j, "", keys, sizeof(keys));
+	assert_string_equal(keys,
+		"tool format_version result exit_code error interrupted "
+		"target parameters seed seed_hex identity prefill_seconds "
+		"generations totals first_bad_seconds workload_seconds "
+		"bad_blocks bad_blocks_truncated io_errors io_errors_truncated");
+	json_keys(j, "parameters", keys, sizeof(keys));
+	assert_string_equal(keys,
+		"bs offset size blocks qd batch engine order stride window "
+		"cpu passes time prefill first_generation verify_only "
+		"write_only max_report force");
+	json_keys(j, "generations.0", keys, sizeof(keys));
+	assert_string_equal(keys,
+		"generation written verified blocks_written blocks_verified "
+		"write_seconds verify_seconds write_submit_calls "
+		"read_submit_calls bad classes on_disk read_path read_errors "
+		"write_errors interrupted");
+	json_keys(j, "totals", keys, sizeof(keys));
+	assert_string_equal(keys,
+		"generations blocks_verified bad classes reread_classes "
+		"on_disk read_path read_errors write_errors");
+	json_object_put(j);
+
+	/* --verify-only before the headers were read: the seed is unknown */
+	r.seed_known = false;
+	j = json_of(&r);
+	assert_json_null(j, "seed");
+	assert_json_null(j, "seed_hex");
+	json_object_put(j);
 	report_free(&r);
 }
 
@@ -238,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_corruption_and_truncation),
 		cmocka_unit_test(test_io_error_wins),
 		cmocka_unit_test(test_setup_error),
+		cmocka_unit_test(test_interrupted_is_not_clean),
+		cmocka_unit_test(test_json_keys_are_stable),
 		cmocka_unit_test(test_describe),
 	};
 

@@ -11,6 +11,7 @@
  *   sector indices, one gen, seed, block)   -> misplaced
  *   anything else                           -> torn
  */
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "verify.h"
@@ -139,4 +140,67 @@ enum blk_class verify_block(const void *buf, const struct verify_expect *x,
 	if (count[SK_MISPLACED] == x->nsect && coherent)
 		return CLS_MISPLACED;
 	return CLS_TORN;
+}
+
+/* ---- whose blocks are these? ---------------------------------------------- */
+
+/* The header of the block's first valid sector, if any. */
+static int block_identity(const void *buf, uint32_t nsect, struct fmt_hdr *h)
+{
+	const unsigned char *p = buf;
+	uint32_t i;
+
+	for (i = 0; i < nsect; i++)
+		if (fmt_decode_sector(p + (size_t)i * FMT_SECTOR, h) ==
+		    FMT_VALID)
+			return 0;
+	return -1;
+}
+
+void identity_tally_block(struct identity_tally *t, const void *buf,
+			  uint32_t nsect)
+{
+	struct fmt_hdr h;
+	unsigned int i;
+
+	t->sampled++;
+	if (block_identity(buf, nsect, &h))
+		return;
+	for (i = 0; i < t->nr; i++) {
+		if (t->c[i].seed == h.seed && t->c[i].gen == h.gen) {
+			t->c[i].votes++;
+			return;
+		}
+	}
+	/* More distinct candidates than room: not a region of one run. */
+	if (t->nr == IDENTITY_MAX_CANDIDATES)
+		return;
+	t->c[t->nr].seed = h.seed;
+	t->c[t->nr].gen = h.gen;
+	t->c[t->nr].votes = 1;
+	t->nr++;
+}
+
+static bool beats(const struct identity_vote *a, const struct identity_vote *b)
+{
+	if (a->votes != b->votes)
+		return a->votes > b->votes;
+	return a->gen > b->gen;
+}
+
+int identity_pick(const struct identity_tally *t, uint64_t *seed,
+		  uint64_t *gen, unsigned int *votes)
+{
+	const struct identity_vote *best = NULL;
+	unsigned int i;
+
+	for (i = 0; i < t->nr; i++)
+		if (!best || beats(&t->c[i], best))
+			best = &t->c[i];
+	if (!best)
+		return -1;
+	*seed = best->seed;
+	*gen = best->gen;
+	*votes = best->votes;
+	return 0;
 }

@@ -69,4 +69,32 @@ enum sec_kind verify_sector(const void *sector, const struct verify_expect *x,
 enum blk_class verify_block(const void *buf, const struct verify_expect *x,
 			    struct sec_run *runs, uint32_t *nruns);
 
+/*
+ * The (seed, generation) the blocks of a region carry, by vote: each
+ * sampled block votes with the header of its first valid sector.
+ */
+#define IDENTITY_MAX_CANDIDATES 16
+
+struct identity_tally {
+	unsigned int sampled;		/* blocks looked at */
+	unsigned int nr;		/* distinct candidates */
+	struct identity_vote {
+		uint64_t seed;
+		uint64_t gen;
+		unsigned int votes;
+	} c[IDENTITY_MAX_CANDIDATES];
+};
+
+/* Count one block of @nsect sectors. */
+void identity_tally_block(struct identity_tally *t, const void *buf,
+			  uint32_t nsect);
+
+/*
+ * The candidate with the most votes; on a tie the newest generation (a
+ * lost write leaves an older one behind, never a newer one).  Returns 0,
+ * or -1 when no sampled block had a valid header.
+ */
+int identity_pick(const struct identity_tally *t, uint64_t *seed,
+		  uint64_t *gen, unsigned int *votes);
+
 #endif

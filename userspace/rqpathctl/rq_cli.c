@@ -6,24 +6,37 @@
  */
 #include "rq_cli.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "rq_duration.h"
+
 enum opt_id {
 	OPT_QUEUE_IF_NO_PATH,
-	OPT_JSON_FLAG,		/* status --json */
+	OPT_JSON_OPTIONAL,	/* status --json[=FILE] */
 	OPT_JSON_FILE,		/* watch --json FILE */
+	OPT_FIELDS,
 	OPT_INTERVAL,
 	OPT_STALL,
 	OPT_TIMEOUT,
 	OPT_FOLLOW,
 };
 
+enum opt_arg {
+	ARG_NONE,
+	ARG_REQUIRED,		/* --opt VALUE or --opt=VALUE */
+	/*
+	 * --opt or --opt=VALUE: status --json has always been a flag, and
+	 * "status --json NAME" must keep meaning the device NAME.
+	 */
+	ARG_OPTIONAL,
+};
+
 struct opt_spec {
 	const char *name;	/* without the leading "--" */
-	bool takes_value;
+	enum opt_arg arg;
 	enum opt_id id;
 };
 
@@ -38,26 +51,27 @@ struct cmd_spec {
 };
 
 static const struct opt_spec create_opts[] = {
-	{ "queue-if-no-path", false, OPT_QUEUE_IF_NO_PATH },
-	{ NULL, false, 0 },
+	{ "queue-if-no-path", ARG_NONE, OPT_QUEUE_IF_NO_PATH },
+	{ NULL, ARG_NONE, 0 },
 };
 
 static const struct opt_spec status_opts[] = {
-	{ "json", false, OPT_JSON_FLAG },
-	{ NULL, false, 0 },
+	{ "json", ARG_OPTIONAL, OPT_JSON_OPTIONAL },
+	{ "fields", ARG_REQUIRED, OPT_FIELDS },
+	{ NULL, ARG_NONE, 0 },
 };
 
 static const struct opt_spec watch_opts[] = {
-	{ "interval", true, OPT_INTERVAL },
-	{ "stall", true, OPT_STALL },
-	{ "timeout", true, OPT_TIMEOUT },
-	{ "json", true, OPT_JSON_FILE },
-	{ "follow", false, OPT_FOLLOW },
-	{ NULL, false, 0 },
+	{ "interval", ARG_REQUIRED, OPT_INTERVAL },
+	{ "stall", ARG_REQUIRED, OPT_STALL },
+	{ "timeout", ARG_REQUIRED, OPT_TIMEOUT },
+	{ "json", ARG_REQUIRED, OPT_JSON_FILE },
+	{ "follow", ARG_NONE, OPT_FOLLOW },
+	{ NULL, ARG_NONE, 0 },
 };
 
 static const struct opt_spec no_opts[] = {
-	{ NULL, false, 0 },
+	{ NULL, ARG_NONE, 0 },
 };
 
 #define MANY_ARGS 1000
@@ -74,10 +88,23 @@ static const struct cmd_spec commands[] = {
 	  "remove NAME",
 	  "Remove the device NAME.\n" },
 	{ RQ_CMD_STATUS, "status", 1, 1, status_opts,
-	  "status NAME [--json]",
+	  "status NAME [--json | --json - | --json=FILE] [--fields LIST]",
 	  "Show the parsed status of NAME: paths with state and fail count,\n"
 	  "queueing, requests in flight and the counters of each operation.\n"
-	  "  --json   print one JSON object instead (schema in README.md)\n" },
+	  "  --json         one JSON object instead (schema in README.md), on\n"
+	  "                 stdout; --json=FILE writes it to FILE (FILE\n"
+	  "                 needs the '=': a word after --json is NAME)\n"
+	  "  --fields LIST  only the fields of LIST (comma-separated, or all),\n"
+	  "                 one RQ_<FIELD>=<value> line each, quoted for eval:\n"
+	  "                 nr_paths nr_active queue_if_no_path in_flight\n"
+	  "                 busy_since_completion no_path_requeues\n"
+	  "                 no_clone_requeues; totals mapped busy completed\n"
+	  "                 errors refused; paths (dev:state list); per op\n"
+	  "                 <op>_mapped _busy _completed _errors _refused\n"
+	  "                 _busy_since_completion (op: read write flush\n"
+	  "                 discard write_zeroes other); per path N (1-based)\n"
+	  "                 path<N>_dev _state _fail_count _dispatched.  A\n"
+	  "                 value the target does not report is empty ('')\n" },
 	{ RQ_CMD_TABLE, "table", 1, 1, no_opts,
 	  "table NAME",
 	  "Print the live table line of NAME as the kernel reports it.\n" },
@@ -92,23 +119,28 @@ static const struct cmd_spec commands[] = {
 	  "Send the words TEXT... as one message to the target of NAME\n"
 	  "(sector 0), e.g. 'queue_if_no_path' or 'reset_counters'.\n" },
 	{ RQ_CMD_WATCH, "watch", 1, 1, watch_opts,
-	  "watch NAME [--interval MS] [--stall SECONDS] [--timeout SECONDS]\n"
+	  "watch NAME [--interval TIME] [--stall TIME] [--timeout TIME]\n"
 	  "                 [--json FILE] [--follow]",
 	  "Sample the status of NAME and decide between drained and livelock.\n"
-	  "Livelock: requests in flight, busy hand-backs rising, completions\n"
-	  "flat for --stall seconds.\n"
-	  "  --interval MS      sampling interval (default 200)\n"
-	  "  --stall SECONDS    flat completions that mean livelock (default 3)\n"
-	  "  --timeout SECONDS  give up without a decision after this long\n"
+	  "Livelock: requests in flight, and one op's busy hand-backs rising\n"
+	  "while its completions stay flat for --stall (on a target without\n"
+	  "per-op busy_since_completion: the sums over all ops).\n"
+	  "TIME: seconds, or a number with ms, s, m or h (200ms, 1.5s, 2m).\n"
+	  "  --interval TIME    sampling interval (default 200ms; a bare\n"
+	  "                     number here is milliseconds, as it always was)\n"
+	  "  --stall TIME       flat completions that mean livelock (default 3)\n"
+	  "  --timeout TIME     give up without a decision after this long\n"
 	  "  --json FILE        write the verdict, latency, stuck ops and\n"
-	  "                     counter deltas to FILE\n"
+	  "                     counter deltas to FILE (- is stdout; the\n"
+	  "                     progress lines and report then go to stderr)\n"
 	  "  --follow           watch a whole workload: in_flight 0 does not\n"
 	  "                     end the watch (phase idle, windows restart);\n"
 	  "                     it ends at livelock, or at --timeout or\n"
 	  "                     SIGINT/SIGTERM with verdict quiet (no\n"
 	  "                     livelock) or stall\n"
-	  "Exit: 0 drained or quiet, 3 livelock, 4 timeout or stall, 1 error\n"
-	  "or interrupted, 2 usage.\n" },
+	  "Exit: 0 drained or quiet, 1 livelock, 2 usage, 3 error (device\n"
+	  "missing or vanished, status unreadable), 4 timeout, stall or\n"
+	  "interrupted.\n" },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -154,60 +186,33 @@ const char *rq_cmd_name(enum rq_cmd cmd)
 	return spec ? spec->name : "rqpathctl";
 }
 
-static bool all_digits(const char *s)
+/*
+ * A TIME option: rq_parse_duration() with the option's unit for a bare
+ * number, then a range in seconds.
+ */
+static int parse_time(const char *text, enum rq_bare_unit bare, double min,
+		      double max, double *out)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
+	double v;
 
-int rq_parse_uint(const char *text, unsigned int min, unsigned int max,
-		  unsigned int *out)
-{
-	unsigned long long v;
-	char *end;
-
-	if (!text || !all_digits(text))
+	if (rq_parse_duration(text, bare, &v) || v < min || v > max)
 		return -1;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = (unsigned int)v;
+	*out = v;
 	return 0;
 }
 
-/* "3", "0.5", "2.", ".25": digits with at most one dot, nothing else. */
-static bool is_plain_decimal(const char *s)
+/* --interval: whole milliseconds, 1 to 60000 (the JSON says interval_ms). */
+static int parse_interval(const char *text, unsigned int *ms_out)
 {
-	bool dot = false, digit = false;
+	double s, ms;
 
-	for (; *s; s++) {
-		if (*s >= '0' && *s <= '9')
-			digit = true;
-		else if (*s == '.' && !dot)
-			dot = true;
-		else
-			return false;
-	}
-	return digit;
-}
-
-int rq_parse_seconds(const char *text, double min, double max, double *out)
-{
-	double v;
-	char *end;
-
-	if (!text || !is_plain_decimal(text))
+	if (parse_time(text, RQ_BARE_MILLISECONDS, 0.001,
+		       RQ_WATCH_INTERVAL_MAX_MS / 1000.0, &s))
 		return -1;
-	errno = 0;
-	v = strtod(text, &end);
-	if (errno || *end || !(v >= min) || !(v <= max))
+	ms = s * 1000;
+	if (fabs(ms - round(ms)) > 1e-6)
 		return -1;
-	*out = v;
+	*ms_out = (unsigned int)round(ms);
 	return 0;
 }
 
@@ -271,6 +276,27 @@ static int join_message(struct rq_cli *cli, char *const words[],
 	return RQ_EXIT_OK;
 }
 
+static int apply_json(struct rq_cli *cli, const char *value)
+{
+	if (value && !*value)
+		return usage_error(cli, "%s: --json needs a file name (- is "
+				   "stdout)", rq_cmd_name(cli->cmd));
+	cli->json = true;
+	cli->json_file = value ? value : "-";
+	return RQ_EXIT_OK;
+}
+
+static int apply_fields(struct rq_cli *cli, const char *value)
+{
+	char why[192];
+
+	if (rq_fields_parse(value, &cli->fields, why, sizeof(why)))
+		return usage_error(cli, "%s: --fields: %s",
+				   rq_cmd_name(cli->cmd), why);
+	cli->has_fields = true;
+	return RQ_EXIT_OK;
+}
+
 static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 			const char *value)
 {
@@ -280,31 +306,31 @@ static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 	case OPT_QUEUE_IF_NO_PATH:
 		cli->queue_if_no_path = true;
 		return RQ_EXIT_OK;
-	case OPT_JSON_FLAG:
-		cli->json = true;
-		return RQ_EXIT_OK;
+	case OPT_JSON_OPTIONAL:
 	case OPT_JSON_FILE:
-		if (!*value)
-			return usage_error(cli, "%s: --json needs a file name",
-					   cmd);
-		cli->json_file = value;
-		return RQ_EXIT_OK;
+		return apply_json(cli, value);
+	case OPT_FIELDS:
+		return apply_fields(cli, value);
 	case OPT_INTERVAL:
-		if (rq_parse_uint(value, 1, 60000, &cli->interval_ms))
+		if (parse_interval(value, &cli->interval_ms))
 			return usage_error(cli, "%s: --interval '%s': expected "
-					   "milliseconds, 1 to 60000", cmd,
+					   "whole milliseconds from 1ms to "
+					   "60s (a bare number is ms)", cmd,
 					   value);
 		return RQ_EXIT_OK;
 	case OPT_STALL:
-		if (rq_parse_seconds(value, 0.001, 86400, &cli->stall_s))
+		if (parse_time(value, RQ_BARE_SECONDS, 0.001, 86400,
+			       &cli->stall_s))
 			return usage_error(cli, "%s: --stall '%s': expected "
-					   "seconds, 0.001 to 86400", cmd,
+					   "a time from 1ms to 24h", cmd,
 					   value);
 		return RQ_EXIT_OK;
 	case OPT_TIMEOUT:
-		if (rq_parse_seconds(value, 0.001, 31536000, &cli->timeout_s))
+		if (parse_time(value, RQ_BARE_SECONDS, 0.001, 31536000,
+			       &cli->timeout_s))
 			return usage_error(cli, "%s: --timeout '%s': expected "
-					   "seconds, more than 0", cmd, value);
+					   "a time from 1ms to a year", cmd,
+					   value);
 		cli->has_timeout = true;
 		return RQ_EXIT_OK;
 	case OPT_FOLLOW:
@@ -333,7 +359,7 @@ static int parse_option(struct rq_cli *cli, const struct cmd_spec *spec,
 	if (!opt->name)
 		return usage_error(cli, "%s: unknown option '%.*s'", spec->name,
 				   (int)(name_len + 2), arg);
-	if (!opt->takes_value) {
+	if (opt->arg == ARG_NONE) {
 		if (eq)
 			return usage_error(cli, "%s: option '--%s' takes no "
 					   "value", spec->name, opt->name);
@@ -341,6 +367,14 @@ static int parse_option(struct rq_cli *cli, const struct cmd_spec *spec,
 	}
 	if (eq)
 		return apply_option(cli, opt, eq + 1);
+	/* "-" cannot be a FILE taken for NAME: --json - works as anywhere */
+	if (opt->arg == ARG_OPTIONAL && *i + 1 < argc &&
+	    !strcmp(argv[*i + 1], "-")) {
+		*i += 1;
+		return apply_option(cli, opt, argv[*i]);
+	}
+	if (opt->arg == ARG_OPTIONAL)
+		return apply_option(cli, opt, NULL);
 	if (*i + 1 >= argc)
 		return usage_error(cli, "%s: option '--%s' needs a value",
 				   spec->name, opt->name);
@@ -457,6 +491,9 @@ static int parse_subcommand(struct rq_cli *cli, const struct cmd_spec *spec,
 					   spec->name);
 		pos[nr_pos++] = argv[i];
 	}
+	if (cli->json && cli->has_fields)
+		return usage_error(cli, "%s: --json and --fields do not go "
+				   "together", spec->name);
 	return assign_positionals(cli, spec, pos, nr_pos);
 }
 
@@ -549,6 +586,8 @@ void rq_cli_usage(FILE *out, enum rq_cmd cmd)
 		"  RQPATHCTL_NOUDEV=1  never synchronise with udev; "
 		"libdevmapper\n"
 		"                      creates /dev/mapper nodes itself\n"
-		"\nExit status: 0 success, 1 error, 2 usage error,\n"
-		"             watch: 3 livelock, 4 timeout without decision.\n");
+		"\nExit status: 0 success (watch: drained or quiet), 1 watch:\n"
+		"livelock, 2 usage error, 3 error (device-mapper, device missing\n"
+		"or vanished, status unparsable, file not writable), 4 watch:\n"
+		"no decision (timeout, stall, interrupted).\n");
 }

@@ -9,15 +9,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "rq_exit.h"
+#include "rq_fields.h"
 #include "rq_status.h"
 
-enum rq_exit {
-	RQ_EXIT_OK = 0,		/* watch: drained, or quiet with --follow */
-	RQ_EXIT_ERROR = 1,	/* device vanished, ioctl failed, bad status */
-	RQ_EXIT_USAGE = 2,
-	RQ_EXIT_LIVELOCK = 3,	/* watch: livelock detected */
-	RQ_EXIT_TIMEOUT = 4,	/* watch: --timeout without a decision */
-};
+/*
+ * The exit status (rq_exit.h, shared with rqcheck): 0 success, or watch
+ * drained/quiet; 1 watch: livelock; 2 usage; 3 failure (device missing or
+ * vanished, ioctl refused, status unparsable, file not writable); 4 watch:
+ * no decision (timeout, stall, interrupted).
+ */
 
 enum rq_cmd {
 	RQ_CMD_NONE,		/* no subcommand: global --help/--version */
@@ -34,6 +35,7 @@ enum rq_cmd {
 #define RQ_NAME_MAX		127	/* DM_NAME_LEN - 1 */
 #define RQ_MESSAGE_MAX		1024
 #define RQ_WATCH_INTERVAL_MS	200
+#define RQ_WATCH_INTERVAL_MAX_MS 60000
 #define RQ_WATCH_STALL_S	3.0
 
 struct rq_cli {
@@ -50,15 +52,18 @@ struct rq_cli {
 	const char *path;
 	/* message: the words joined by single spaces */
 	char message[RQ_MESSAGE_MAX];
-	/* status */
+	/* status, watch: JSON to json_file ("-" = stdout) */
 	bool json;
+	const char *json_file;
+	/* status --fields */
+	bool has_fields;
+	struct rq_field_list fields;
 	/* watch */
 	unsigned int interval_ms;
 	double stall_s;
 	bool has_timeout;
 	double timeout_s;
 	bool follow;		/* in_flight 0 is idle, not the end */
-	const char *json_file;
 	/* set when parsing fails */
 	char error[256];
 };
@@ -73,13 +78,5 @@ const char *rq_cmd_name(enum rq_cmd cmd);
 
 /* Usage of one subcommand, or the overview for RQ_CMD_NONE. */
 void rq_cli_usage(FILE *out, enum rq_cmd cmd);
-
-/*
- * Strict number parsers shared with the tests: decimal digits only, an
- * optional fraction for seconds, no sign, no exponent, no trailing text.
- */
-int rq_parse_uint(const char *text, unsigned int min, unsigned int max,
-		  unsigned int *out);
-int rq_parse_seconds(const char *text, double min, double max, double *out);
 
 #endif

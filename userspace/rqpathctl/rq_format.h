@@ -19,7 +19,7 @@ enum rq_outcome {
 	RQ_OUTCOME_TIMEOUT,	/* --timeout elapsed, no decision */
 	RQ_OUTCOME_STALL,	/* --timeout elapsed while stalled */
 	RQ_OUTCOME_ERROR,	/* device vanished, status unreadable */
-	RQ_OUTCOME_INTERRUPTED,	/* SIGINT or SIGTERM */
+	RQ_OUTCOME_INTERRUPTED,	/* SIGINT or SIGTERM, without --follow */
 	RQ_OUTCOME_QUIET,	/* follow: --timeout or a signal, no livelock */
 };
 
@@ -45,8 +45,9 @@ enum rq_outcome rq_outcome_on_timeout(const struct rq_watch_state *w);
 
 void rq_status_print_human(FILE *out, const char *device,
 			   const struct rq_status *st);
-void rq_status_print_json(FILE *out, const char *device,
-			  const struct rq_status *st);
+/* Returns 0, or -1 when the JSON could not be built or written. */
+int rq_status_print_json(FILE *out, const char *device,
+			 const struct rq_status *st);
 
 /* One progress line; deltas against *last_printed when not NULL. */
 void rq_watch_print_progress(FILE *out, const struct rq_watch_state *w,
@@ -55,10 +56,7 @@ void rq_watch_print_progress(FILE *out, const struct rq_watch_state *w,
 /* The closing report of a watch, for people. */
 void rq_watch_print_report(FILE *out, const struct rq_watch_summary *sum);
 
-/* The same for programs (schema in README.md). */
-void rq_watch_print_json(FILE *out, const struct rq_watch_summary *sum);
-
-/* A JSON string literal with the escapes RFC 8259 requires. */
-void rq_json_string(FILE *out, const char *s);
+/* The same for programs (schema in README.md); 0 or -1 as above. */
+int rq_watch_print_json(FILE *out, const struct rq_watch_summary *sum);
 
 #endif

@@ -6,6 +6,12 @@
  * every field it knows (a truncated or garbled line must not turn into
  * plausible counters) and lenient about what the contract allows to grow:
  * <nr_ops> op groups with any names, and any fields after the last group.
+ *
+ * The last known group, <nr_ops> (<op> <refused>
+ * <busy_since_completion>){nr_ops}, is optional (older targets end before
+ * it), but when anything follows the first op groups it must be that
+ * group, whole, with the same count and names in the same order: a line
+ * whose tail is garbled must not pass as an older one.
  */
 #include "rq_status.h"
 
@@ -329,15 +335,19 @@ static bool op_name_seen(const struct rq_status *st, unsigned int kept,
 	return false;
 }
 
-static bool read_op_groups(struct cursor *c, struct rq_status *st)
+static bool read_op_groups(struct cursor *c, struct rq_status *st,
+			   struct cursor *first_name)
 {
 	unsigned int i;
 
 	if (!read_count(c, "nr_ops", 1, RQ_MAX_NR_OPS, &st->nr_ops))
 		return false;
+	*first_name = *c;
 	for (i = 0; i < st->nr_ops; i++) {
 		struct rq_op_counters op;
 
+		/* refused, busy_since_completion: the trailing group's */
+		memset(&op, 0, sizeof(op));
 		if (!read_op_group(c, i, &op))
 			return false;
 		if (i >= RQ_MAX_OPS)
@@ -349,6 +359,99 @@ static bool read_op_groups(struct cursor *c, struct rq_status *st)
 		}
 		st->ops[st->nr_ops_kept++] = op;
 	}
+	return true;
+}
+
+/*
+ * The name of the next op of the first groups: walks a copy of the cursor
+ * that read them, so that ops beyond RQ_MAX_OPS (parsed, not kept) are
+ * checked too.  That part of the line is known to be well-formed.
+ */
+static void next_first_name(struct cursor *names, struct token *name)
+{
+	struct token counter;
+	int i;
+
+	next_token(names, name);
+	for (i = 0; i < 4; i++)
+		next_token(names, &counter);
+}
+
+static bool read_detail_name(struct cursor *c, unsigned int index,
+			     const struct token *want)
+{
+	struct token tok;
+	char what[64];
+
+	snprintf(what, sizeof(what),
+		 "name of op group %u of the trailing group", index + 1);
+	if (!need_token(c, &tok, what))
+		return false;
+	if (tok.len == want->len && !memcmp(tok.text, want->text, tok.len))
+		return true;
+	fail(c, "field %u (%s): expected '%.*s', got '%.*s' (the same ops in "
+	     "the same order as the first op groups)", c->field, what,
+	     (int)want->len, want->text, (int)tok.len, tok.text);
+	return false;
+}
+
+static bool read_detail_group(struct cursor *c, unsigned int index,
+			      const struct token *name, uint64_t *refused,
+			      uint64_t *busy_since_completion)
+{
+	char what[64];
+
+	if (!read_detail_name(c, index, name))
+		return false;
+	snprintf(what, sizeof(what), "refused of op %.*s", (int)name->len,
+		 name->text);
+	if (!read_u64(c, what, refused))
+		return false;
+	snprintf(what, sizeof(what), "busy_since_completion of op %.*s",
+		 (int)name->len, name->text);
+	return read_u64(c, what, busy_since_completion);
+}
+
+static bool read_detail_count(struct cursor *c, const struct rq_status *st)
+{
+	const char *what = "nr_ops of the trailing group";
+	uint64_t count;
+
+	if (!read_u64(c, what, &count))
+		return false;
+	if (count != st->nr_ops) {
+		fail(c, "field %u (%s): %llu does not match <nr_ops> %u",
+		     c->field, what, (unsigned long long)count, st->nr_ops);
+		return false;
+	}
+	return true;
+}
+
+/* The optional trailing (<op> <refused> <busy_since_completion>) group. */
+static bool read_op_details(struct cursor *c, struct rq_status *st,
+			    struct cursor names)
+{
+	struct cursor peek = *c;
+	struct token tok;
+	unsigned int i;
+
+	if (!next_token(&peek, &tok))
+		return true;	/* an older target: the line ends here */
+	if (!read_detail_count(c, st))
+		return false;
+	for (i = 0; i < st->nr_ops; i++) {
+		struct token name;
+		uint64_t refused, since;
+
+		next_first_name(&names, &name);
+		if (!read_detail_group(c, i, &name, &refused, &since))
+			return false;
+		if (i >= RQ_MAX_OPS)
+			continue;	/* checked, not kept, as above */
+		st->ops[i].refused = refused;
+		st->ops[i].busy_since_completion = since;
+	}
+	st->has_op_details = true;
 	return true;
 }
 
@@ -381,7 +484,7 @@ static unsigned int keep_rest(struct cursor *c, char *buf, size_t len)
 int rq_status_parse(const char *line, struct rq_status *st, char *err,
 		    size_t errlen)
 {
-	struct cursor c;
+	struct cursor c, first_name;
 	unsigned int i;
 
 	memset(st, 0, sizeof(*st));
@@ -400,7 +503,8 @@ int rq_status_parse(const char *line, struct rq_status *st, char *err,
 	    !read_u64(&c, "no_path_requeues", &st->no_path_requeues) ||
 	    !read_u64(&c, "no_clone_requeues", &st->no_clone_requeues))
 		return -1;
-	if (!read_op_groups(&c, st))
+	if (!read_op_groups(&c, st, &first_name) ||
+	    !read_op_details(&c, st, first_name))
 		return -1;
 	st->nr_extra_fields = keep_rest(&c, st->extra_fields,
 					sizeof(st->extra_fields));
@@ -523,6 +627,7 @@ struct rq_op_counters rq_status_totals(const struct rq_status *st)
 		sum.busy += st->ops[i].busy;
 		sum.completed += st->ops[i].completed;
 		sum.errors += st->ops[i].errors;
+		sum.refused += st->ops[i].refused;
 	}
 	return sum;
 }

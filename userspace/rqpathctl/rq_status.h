@@ -38,6 +38,15 @@ struct rq_op_counters {
 	uint64_t busy;
 	uint64_t completed;
 	uint64_t errors;
+	/*
+	 * From the trailing (<op> <refused> <busy_since_completion>) group;
+	 * 0 when the line has none (rq_status.has_op_details tells).
+	 * refused is a counter like the four above.  busy_since_completion
+	 * is a gauge (it drops to 0 when the op completes): sums leave it
+	 * 0 and deltas carry the later value.
+	 */
+	uint64_t refused;
+	uint64_t busy_since_completion;
 };
 
 struct rq_status {
@@ -51,7 +60,14 @@ struct rq_status {
 	unsigned int nr_ops;		/* <nr_ops> as the kernel printed it */
 	unsigned int nr_ops_kept;	/* filled entries of ops[] */
 	struct rq_op_counters ops[RQ_MAX_OPS];
-	/* fields after the op groups that this version does not know */
+	/*
+	 * The line carried the trailing (<op> <refused>
+	 * <busy_since_completion>){nr_ops} group.  Older targets end after
+	 * the first op groups: then refused and the per-op
+	 * busy_since_completion are unknown, not 0.
+	 */
+	bool has_op_details;
+	/* fields after the trailing group that this version does not know */
 	unsigned int nr_extra_fields;
 	char extra_fields[RQ_EXTRA_LEN];	/* their text, maybe truncated */
 };

@@ -5,9 +5,12 @@
  * looks at counters and the times it is given, so the unit tests can feed
  * it synthetic series.
  *
- * Livelock: requests are in flight, busy hand-backs (sum over ops of
- * <busy>) keep rising, and completions (sum of <completed>) have not moved
- * for stall_s seconds.  See README.md, "watch", for the full rule.
+ * Livelock: requests are in flight, and one op's busy hand-backs keep
+ * rising while its own completions have not moved for stall_s seconds
+ * (the per-op rule, from the per-op <busy_since_completion> of the
+ * trailing status group).  On a status line without that group (an older
+ * target) the same rule runs on the sums over all ops instead.  See
+ * README.md, "watch", for the full rule.
  *
  * By default a sample with nothing in flight ends the watch (drained).  In
  * follow mode it does not: it is an idle sample that restarts the windows,
@@ -27,6 +30,8 @@ struct rq_sample {
 	struct rq_op_counters total;	/* sum over ops */
 	unsigned int nr_ops;
 	struct rq_op_counters ops[RQ_MAX_OPS];
+	/* refused and per-op busy_since_completion are known: per-op rule */
+	bool has_op_details;
 };
 
 struct rq_watch_config {
@@ -61,6 +66,13 @@ enum rq_phase {
 	RQ_PHASE_IDLE,		/* follow mode: nothing in flight */
 };
 
+/* The per-op rule's marks on one op's own counters. */
+struct rq_op_watch {
+	struct rq_sample spin_start;	/* where its livelock window starts */
+	double last_busy_rise_t;	/* its busy_since_completion last rose */
+	bool spinning;			/* at the latest sample */
+};
+
 struct rq_watch_state {
 	struct rq_watch_config cfg;
 	unsigned int nr_samples;
@@ -78,6 +90,11 @@ struct rq_watch_state {
 	struct rq_sample progress;	/* last sample where completions moved */
 	struct rq_sample spin_start;	/* start of the livelock window */
 	double last_busy_rise_t;
+	/* per-op rule (samples with op details); indexed like ops[] */
+	struct rq_op_watch op[RQ_MAX_OPS];
+	/* the longest one op spun (its window while busy kept rising) */
+	double max_op_spin_s;
+	int decided_op;			/* per-op livelock: whose window, or -1 */
 };
 
 /* Deltas between two samples of the same op layout. */
@@ -88,6 +105,7 @@ struct rq_window {
 	struct rq_op_counters total;
 	unsigned int nr_ops;
 	struct rq_op_counters ops[RQ_MAX_OPS];
+	bool has_op_details;		/* refused deltas are known */
 };
 
 /*
@@ -125,6 +143,21 @@ double rq_watch_flat_seconds(const struct rq_watch_state *w);
 double rq_watch_latency(const struct rq_watch_state *w);
 
 /*
+ * Where the livelock window starts: the deciding op's window with the
+ * per-op rule, the totals' window otherwise.
+ */
+const struct rq_sample *rq_watch_stall_start(const struct rq_watch_state *w);
+
+/* The latest sample used the per-op rule (its line had op details). */
+bool rq_watch_per_op(const struct rq_watch_state *w);
+
+/*
+ * Per-op rule: the op that spins longest at the latest sample, and for
+ * how long (its window); -1 when none spins.
+ */
+int rq_watch_longest_spin(const struct rq_watch_state *w, double *seconds);
+
+/*
  * The window a report should describe: the livelock window for a livelock,
  * the no-progress window while stalled, else everything since the first
  * sample (or the last counter reset; idle samples do not cut it short).
@@ -137,7 +170,8 @@ void rq_window_between(const struct rq_sample *from,
 
 /*
  * Ops whose busy rose while their completed stayed flat over the window.
- * Fills idx[] with op indexes, returns how many (at most max).
+ * Fills idx[] with op indexes, returns how many (at most max).  With the
+ * per-op rule the window is the deciding op's, which is among them.
  */
 unsigned int rq_window_stuck_ops(const struct rq_window *win,
 				 unsigned int idx[], unsigned int max);

@@ -18,12 +18,13 @@
 
 #include "rq_cli.h"
 #include "rq_dm.h"
+#include "rq_fields.h"
 #include "rq_format.h"
 #include "rq_status.h"
 #include "rq_sys.h"
 #include "rq_watch.h"
 
-#define RQPATHCTL_VERSION "0.1"
+#define RQPATHCTL_VERSION "0.2"
 #define SECTOR_SHIFT 9
 /* Room for an error message that quotes a whole status line. */
 #define MSG_LEN 4096
@@ -39,7 +40,7 @@ static int fail(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	return RQ_EXIT_ERROR;
+	return RQ_EXIT_FAILURE;
 }
 
 /* Read and parse NAME's status; prints nothing, explains in err. */
@@ -140,14 +141,14 @@ static int cmd_create(const struct rq_cli *cli)
 	unsigned int i;
 
 	if (probe_paths(cli, devs, &sectors))
-		return RQ_EXIT_ERROR;
+		return RQ_EXIT_FAILURE;
 	for (i = 0; i < cli->nr_paths; i++)
 		dev_ptrs[i] = devs[i];
 	if (rq_table_params_format(params, sizeof(params), cli->nr_paths,
 				   dev_ptrs, cli->queue_if_no_path))
 		return fail("create: cannot build the table");
 	if (rq_dm_create(cli->name, sectors, params))
-		return RQ_EXIT_ERROR;
+		return RQ_EXIT_FAILURE;
 	check_table_readback(cli->name, cli);
 	printf("%s: created: 0 %" PRIu64 " rqpath %s\n", cli->name, sectors,
 	       params);
@@ -157,22 +158,76 @@ static int cmd_create(const struct rq_cli *cli)
 static int cmd_remove(const struct rq_cli *cli)
 {
 	if (rq_dm_remove(cli->name))
-		return RQ_EXIT_ERROR;
+		return RQ_EXIT_FAILURE;
 	printf("%s: removed\n", cli->name);
 	return RQ_EXIT_OK;
 }
 
+/*
+ * An output file of --json: "-" is stdout.  Opened (created, truncated)
+ * before any work, so that a bad path fails at once.
+ */
+static FILE *open_output(const char *cmd, const char *file)
+{
+	FILE *f;
+
+	if (!strcmp(file, "-"))
+		return stdout;
+	f = fopen(file, "w");
+	if (!f)
+		fail("%s: cannot open %s: %s", cmd, file, strerror(errno));
+	return f;
+}
+
+/* Flush and close; a full disk shows here.  Returns 0 or an exit code. */
+static int close_output(const char *cmd, const char *file, FILE *f)
+{
+	int bad = ferror(f) | fflush(f);
+
+	if (f != stdout)
+		bad |= fclose(f);
+	if (bad)
+		return fail("%s: cannot write %s: %s", cmd,
+			    strcmp(file, "-") ? file : "stdout",
+			    strerror(errno));
+	return RQ_EXIT_OK;
+}
+
+static int print_status_json(const struct rq_cli *cli,
+			     const struct rq_status *st, FILE *out)
+{
+	if (rq_status_print_json(out, cli->name, st)) {
+		if (out != stdout)
+			fclose(out);
+		return fail("status: cannot write the JSON to %s",
+			    strcmp(cli->json_file, "-") ? cli->json_file :
+							  "stdout");
+	}
+	return close_output("status", cli->json_file, out);
+}
+
 static int cmd_status(const struct rq_cli *cli)
 {
-	struct rq_status st;
+	static struct rq_status st;	/* large: keep it off the stack */
 	char err[MSG_LEN];
 	enum rq_dm_result res;
+	FILE *out = NULL;
 
+	if (cli->json) {
+		out = open_output("status", cli->json_file);
+		if (!out)
+			return RQ_EXIT_FAILURE;
+	}
 	res = fetch_status(cli->name, &st, err, sizeof(err));
-	if (res != RQ_DM_OK)
+	if (res != RQ_DM_OK) {
+		if (out && out != stdout)
+			fclose(out);
 		return report_read_failure("status", cli->name, res, err);
-	if (cli->json)
-		rq_status_print_json(stdout, cli->name, &st);
+	}
+	if (out)
+		return print_status_json(cli, &st, out);
+	if (cli->has_fields)
+		rq_fields_print(stdout, &cli->fields, &st);
 	else
 		rq_status_print_human(stdout, cli->name, &st);
 	return RQ_EXIT_OK;
@@ -197,7 +252,7 @@ static int cmd_table(const struct rq_cli *cli)
 static int send_message(const char *name, const char *text)
 {
 	return rq_dm_message(name, text) == RQ_DM_OK ? RQ_EXIT_OK :
-						       RQ_EXIT_ERROR;
+						       RQ_EXIT_FAILURE;
 }
 
 /*
@@ -226,7 +281,7 @@ static int cmd_path_message(const struct rq_cli *cli, const char *verb)
 		snprintf(text, sizeof(text), "%s %u:%u", verb, major, minor);
 	}
 	if (send_message(cli->name, text))
-		return RQ_EXIT_ERROR;
+		return RQ_EXIT_FAILURE;
 	printf("%s: %s\n", cli->name, text);
 	return RQ_EXIT_OK;
 }
@@ -281,6 +336,7 @@ static void sleep_until(double when)
 
 struct watch_run {
 	const struct rq_cli *cli;
+	FILE *text;		/* progress, report: stderr for --json - */
 	struct rq_watch_state state;
 	struct rq_sample last_printed;
 	enum rq_phase last_printed_phase;
@@ -298,9 +354,9 @@ static void maybe_print_progress(struct watch_run *run, bool force)
 
 	if (!due)
 		return;
-	rq_watch_print_progress(stdout, w,
+	rq_watch_print_progress(run->text, w,
 				run->printed_any ? &run->last_printed : NULL);
-	fflush(stdout);
+	fflush(run->text);
 	run->last_printed = w->prev;
 	run->last_printed_phase = w->phase;
 	run->printed_any = true;
@@ -372,11 +428,13 @@ static enum rq_outcome watch_loop(struct watch_run *run, double t0)
 static int write_watch_json(const char *file, FILE *out,
 			    const struct rq_watch_summary *sum)
 {
-	rq_watch_print_json(out, sum);
-	if (ferror(out) | fclose(out))
-		return fail("watch: cannot write %s: %s", file,
-			    strerror(errno));
-	return RQ_EXIT_OK;
+	if (rq_watch_print_json(out, sum)) {
+		if (out != stdout)
+			fclose(out);
+		return fail("watch: cannot write the JSON to %s",
+			    strcmp(file, "-") ? file : "stdout");
+	}
+	return close_output("watch", file, out);
 }
 
 static void explain_outcome(const struct rq_watch_summary *sum)
@@ -405,9 +463,22 @@ static void explain_outcome(const struct rq_watch_summary *sum)
 	}
 }
 
+static void print_watch_header(FILE *out, const struct rq_cli *cli,
+			       const struct rq_watch_config *cfg)
+{
+	fprintf(out, "watching %s: interval %u ms, stall %.3g s, busy may "
+		"pause %.3g s", cli->name, cli->interval_ms, cfg->stall_s,
+		cfg->busy_quiet_s);
+	if (cli->has_timeout)
+		fprintf(out, ", timeout %.3g s", cli->timeout_s);
+	if (cli->follow)
+		fprintf(out, ", follow (in_flight 0 does not end the watch)");
+	fprintf(out, "\n");
+}
+
 static int cmd_watch(const struct rq_cli *cli)
 {
-	static struct watch_run run;	/* ~10 KiB of samples: keep off stack */
+	static struct watch_run run;	/* samples per op: keep off stack */
 	struct rq_watch_config cfg;
 	struct rq_watch_summary sum;
 	FILE *json = NULL;
@@ -416,27 +487,20 @@ static int cmd_watch(const struct rq_cli *cli)
 
 	/* Open the JSON file first: a typo should not cost a whole run. */
 	if (cli->json_file) {
-		json = fopen(cli->json_file, "w");
+		json = open_output("watch", cli->json_file);
 		if (!json)
-			return fail("watch: cannot open %s: %s",
-				    cli->json_file, strerror(errno));
+			return RQ_EXIT_FAILURE;
 	}
 
 	memset(&run, 0, sizeof(run));
 	run.cli = cli;
+	run.text = json == stdout ? stderr : stdout;
 	rq_watch_config_default(&cfg, cli->stall_s, cli->interval_ms / 1000.0);
 	cfg.follow = cli->follow;
 	rq_watch_init(&run.state, &cfg);
 	catch_stop_signals();
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("watching %s: interval %u ms, stall %.3g s, busy may pause "
-	       "%.3g s", cli->name, cli->interval_ms, cfg.stall_s,
-	       cfg.busy_quiet_s);
-	if (cli->has_timeout)
-		printf(", timeout %.3g s", cli->timeout_s);
-	if (cli->follow)
-		printf(", follow (in_flight 0 does not end the watch)");
-	printf("\n");
+	print_watch_header(run.text, cli, &cfg);
 
 	t0 = now_seconds();
 	memset(&sum, 0, sizeof(sum));
@@ -451,12 +515,13 @@ static int cmd_watch(const struct rq_cli *cli)
 
 	if (run.state.nr_samples)
 		maybe_print_progress(&run, false);
-	rq_watch_print_report(stdout, &sum);
-	fflush(stdout);
+	rq_watch_print_report(run.text, &sum);
+	fflush(run.text);
 	explain_outcome(&sum);
 	rc = rq_outcome_exit_code(sum.outcome);
+	/* As in rqcheck: not writing the report is a failure, whatever else. */
 	if (json && write_watch_json(cli->json_file, json, &sum))
-		rc = rc ? rc : RQ_EXIT_ERROR;
+		rc = RQ_EXIT_FAILURE;
 	return rc;
 }
 
@@ -493,10 +558,9 @@ int main(int argc, char **argv)
 	static struct rq_cli cli;
 
 	if (rq_cli_parse(argc, argv, &cli)) {
+		/* One line and a pointer to --help, as every rqpath tool. */
 		fprintf(stderr, "rqpathctl: %s\n", cli.error);
-		if (argc < 2)
-			rq_cli_usage(stderr, RQ_CMD_NONE);
-		else if (cli.cmd == RQ_CMD_NONE)
+		if (cli.cmd == RQ_CMD_NONE)
 			fprintf(stderr, "Try 'rqpathctl --help'.\n");
 		else
 			fprintf(stderr, "Try 'rqpathctl %s --help'.\n",

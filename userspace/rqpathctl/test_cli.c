@@ -184,8 +184,20 @@ static void remove_status_table(void **state)
 	assert_false(cli.json);
 	assert_ok("status rq0 --json");
 	assert_true(cli.json);
+	assert_string_equal(cli.json_file, "-");
 	assert_ok("status --json rq0");
 	assert_true(cli.json);
+	assert_string_equal(cli.name, "rq0");
+	assert_string_equal(cli.json_file, "-");
+	/* the same --json as everywhere: FILE, or - for stdout */
+	assert_ok("status rq0 --json=/tmp/s.json");
+	assert_string_equal(cli.json_file, "/tmp/s.json");
+	assert_ok("status rq0 --json -");
+	assert_string_equal(cli.json_file, "-");
+	assert_ok("status --json - rq0");
+	assert_string_equal(cli.name, "rq0");
+	assert_ok("status rq0 --json=-");
+	assert_string_equal(cli.json_file, "-");
 	assert_ok("table rq0");
 	assert_int_equal(cli.cmd, RQ_CMD_TABLE);
 
@@ -193,7 +205,9 @@ static void remove_status_table(void **state)
 	assert_usage_error("remove rq0 rq1", "unexpected argument 'rq1'");
 	assert_usage_error("remove rq0 --force", "unknown option");
 	assert_usage_error("status", "missing NAME");
-	assert_usage_error("status rq0 --json=yes", "takes no value");
+	assert_usage_error("status rq0 --json=", "needs a file name");
+	assert_usage_error("status rq0 --json out.json",
+			   "unexpected argument 'out.json'");
 	assert_usage_error("status rq0 --stall 3", "unknown option '--stall'");
 	assert_usage_error("status rq0 extra", "unexpected argument");
 	assert_usage_error("table", "missing NAME");
@@ -343,6 +357,7 @@ static const struct bad_watch bad_watches[] = {
 	{ "rq0 --interval -5", "--interval '-5'" },
 	{ "rq0 --interval abc", "--interval 'abc'" },
 	{ "rq0 --interval 1.5", "--interval '1.5'" },
+	{ "rq0 --interval 200us", "--interval '200us'" },
 	{ "rq0 --interval 60001", "--interval '60001'" },
 	{ "rq0 --interval 99999999999999999999", "--interval" },
 	{ "rq0 --interval=", "--interval ''" },
@@ -379,32 +394,68 @@ static void watch_invalid(void **state)
 	}
 }
 
-/* ---- number parsers ------------------------------------------------------------ */
+/* ---- time options -------------------------------------------------------------- */
 
-static void number_parsers(void **state)
+/* TIME: seconds or a unit; --interval's bare number stays milliseconds. */
+static void watch_time_units(void **state)
 {
-	unsigned int u;
-	double d;
-
 	(void)state;
-	assert_int_equal(rq_parse_uint("200", 1, 1000, &u), 0);
-	assert_int_equal(u, 200);
-	assert_int_equal(rq_parse_uint("007", 1, 1000, &u), 0);
-	assert_int_equal(u, 7);
-	assert_int_equal(rq_parse_uint("", 0, 10, &u), -1);
-	assert_int_equal(rq_parse_uint(" 5", 0, 10, &u), -1);
-	assert_int_equal(rq_parse_uint("+5", 0, 10, &u), -1);
-	assert_int_equal(rq_parse_uint("11", 0, 10, &u), -1);
-	assert_int_equal(rq_parse_uint(NULL, 0, 10, &u), -1);
+	assert_ok("watch rq0 --stall 3 --timeout 20");
+	assert_true(cli.stall_s == 3.0);
+	assert_true(cli.timeout_s == 20.0);
+	assert_ok("watch rq0 --stall 1500ms --timeout 2m");
+	assert_true(cli.stall_s == 1.5);
+	assert_true(cli.timeout_s == 120.0);
+	assert_ok("watch rq0 --stall 1.5s --timeout 1h");
+	assert_true(cli.stall_s == 1.5);
+	assert_true(cli.timeout_s == 3600.0);
 
-	assert_int_equal(rq_parse_seconds("3", 0.001, 10, &d), 0);
-	assert_true(d == 3.0);
-	assert_int_equal(rq_parse_seconds("0.25", 0.001, 10, &d), 0);
-	assert_true(d == 0.25);
-	assert_int_equal(rq_parse_seconds("0.0005", 0.001, 10, &d), -1);
-	assert_int_equal(rq_parse_seconds("1,5", 0.001, 10, &d), -1);
-	assert_int_equal(rq_parse_seconds("1 ", 0.001, 10, &d), -1);
-	assert_int_equal(rq_parse_seconds("", 0.001, 10, &d), -1);
+	/* the guest scripts' "--interval 200": 200 ms, as always */
+	assert_ok("watch rq0 --interval 200");
+	assert_int_equal(cli.interval_ms, 200);
+	assert_ok("watch rq0 --interval 200ms");
+	assert_int_equal(cli.interval_ms, 200);
+	assert_ok("watch rq0 --interval 0.5s");
+	assert_int_equal(cli.interval_ms, 500);
+	assert_ok("watch rq0 --interval 1m");
+	assert_int_equal(cli.interval_ms, 60000);
+	assert_ok("watch rq0 --interval 1ms");
+	assert_int_equal(cli.interval_ms, 1);
+
+	assert_usage_error("watch rq0 --interval 1.5ms", "whole milliseconds");
+	assert_usage_error("watch rq0 --interval 61s", "--interval '61s'");
+	assert_usage_error("watch rq0 --interval 0.1ms", "--interval");
+	assert_usage_error("watch rq0 --stall 2d", "--stall '2d'");
+	assert_usage_error("watch rq0 --stall 25h", "--stall '25h'");
+	assert_usage_error("watch rq0 --timeout 0ms", "--timeout '0ms'");
+	assert_usage_error("watch rq0 --timeout 5 s", "unexpected argument");
+}
+
+/* ---- status --fields -------------------------------------------------------------- */
+
+static void status_fields(void **state)
+{
+	(void)state;
+	assert_ok("status rq0 --fields in_flight,read_busy,path1_state");
+	assert_true(cli.has_fields);
+	assert_int_equal(cli.fields.nr, 3);
+	assert_false(cli.json);
+	assert_ok("status --fields=all rq0");
+	assert_int_equal(cli.fields.nr, 1);
+	assert_int_equal(cli.fields.fields[0].kind, RQ_FIELD_ALL);
+	assert_ok("status rq0");
+	assert_false(cli.has_fields);
+
+	assert_usage_error("status rq0 --fields", "needs a value");
+	assert_usage_error("status rq0 --fields frobs",
+			   "status: --fields: unknown field 'frobs'");
+	assert_usage_error("status rq0 --fields IN_FLIGHT", "lower case");
+	assert_usage_error("status rq0 --fields in_flight,,busy",
+			   "empty field name");
+	assert_usage_error("status rq0 --fields=", "empty field name");
+	assert_usage_error("status rq0 --fields busy --json",
+			   "--json and --fields do not go together");
+	assert_usage_error("watch rq0 --fields busy", "unknown option");
 }
 
 /* The usage text of one command; the caller frees it. */
@@ -426,15 +477,22 @@ static void usage_texts(void **state)
 	char *global = usage_text(RQ_CMD_NONE);
 	char *watch = usage_text(RQ_CMD_WATCH);
 	char *create = usage_text(RQ_CMD_CREATE);
+	char *status = usage_text(RQ_CMD_STATUS);
 
 	(void)state;
 	assert_non_null(strstr(global, "reinstate-path NAME PATH"));
-	assert_non_null(strstr(watch, "--stall SECONDS"));
+	assert_non_null(strstr(watch, "--stall TIME"));
+	assert_non_null(strstr(watch, "200ms"));
+	assert_non_null(strstr(global, "1 watch:\nlivelock"));
 	assert_non_null(strstr(create, "--queue-if-no-path"));
+	assert_non_null(strstr(status, "--fields LIST"));
+	assert_non_null(strstr(status, "busy_since_completion"));
+	assert_non_null(strstr(status, "--json=FILE"));
 	assert_non_null(strstr(global, "RQPATHCTL_NOUDEV"));
 	free(global);
 	free(watch);
 	free(create);
+	free(status);
 	assert_string_equal(rq_cmd_name(RQ_CMD_FAIL_PATH), "fail-path");
 }
 
@@ -467,7 +525,8 @@ int main(void)
 		cmocka_unit_test(watch_options),
 		cmocka_unit_test(watch_follow),
 		cmocka_unit_test(watch_invalid),
-		cmocka_unit_test(number_parsers),
+		cmocka_unit_test(watch_time_units),
+		cmocka_unit_test(status_fields),
 		cmocka_unit_test(usage_texts),
 		cmocka_unit_test(watch_usage_documents_follow),
 	};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests: human and JSON output (rq_format.c).  Every JSON document is
- * run through a small strict validator, then checked for its keys.
+ * parsed back with json-c's strict tokener (common/rq_json_check.h), then
+ * checked key by key.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,120 +17,7 @@
 
 #include "recorded_status.h"
 #include "rq_format.h"
-
-/* ---- a strict JSON validator (RFC 8259 grammar, no semantics) --------- */
-
-static const char *json_ws(const char *p)
-{
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	return p;
-}
-
-static const char *json_value(const char *p, int depth);
-
-static const char *json_string_end(const char *p)
-{
-	if (*p++ != '"')
-		return NULL;
-	while (*p != '"') {
-		if ((unsigned char)*p < 0x20)
-			return NULL;
-		if (*p == '\\') {
-			p++;
-			if (*p == 'u') {
-				int i;
-
-				for (i = 1; i <= 4; i++)
-					if (!strchr("0123456789abcdefABCDEF",
-						    p[i]) || !p[i])
-						return NULL;
-				p += 4;
-			} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
-				return NULL;
-			}
-		}
-		p++;
-	}
-	return p + 1;
-}
-
-static const char *json_number_end(const char *p)
-{
-	const char *start;
-
-	if (*p == '-')
-		p++;
-	start = p;
-	while (*p >= '0' && *p <= '9')
-		p++;
-	if (p == start || (*start == '0' && p - start > 1))
-		return NULL;
-	if (*p == '.') {
-		start = ++p;
-		while (*p >= '0' && *p <= '9')
-			p++;
-		if (p == start)
-			return NULL;
-	}
-	return p;
-}
-
-static const char *json_container(const char *p, int depth, char close)
-{
-	p = json_ws(p + 1);
-	if (*p == close)
-		return p + 1;
-	for (;;) {
-		if (close == '}') {
-			p = json_string_end(json_ws(p));
-			if (!p)
-				return NULL;
-			p = json_ws(p);
-			if (*p++ != ':')
-				return NULL;
-		}
-		p = json_value(p, depth + 1);
-		if (!p)
-			return NULL;
-		p = json_ws(p);
-		if (*p == close)
-			return p + 1;
-		if (*p++ != ',')
-			return NULL;
-	}
-}
-
-static const char *json_value(const char *p, int depth)
-{
-	if (depth > 32)
-		return NULL;
-	p = json_ws(p);
-	switch (*p) {
-	case '{':
-		return json_container(p, depth, '}');
-	case '[':
-		return json_container(p, depth, ']');
-	case '"':
-		return json_string_end(p);
-	case 't':
-		return strncmp(p, "true", 4) ? NULL : p + 4;
-	case 'f':
-		return strncmp(p, "false", 5) ? NULL : p + 5;
-	case 'n':
-		return strncmp(p, "null", 4) ? NULL : p + 4;
-	default:
-		return json_number_end(p);
-	}
-}
-
-static void assert_valid_json(const char *text)
-{
-	const char *end = json_value(text, 0);
-
-	if (!end || *json_ws(end))
-		fail_msg("invalid JSON:\n%s", text);
-}
+#include "rq_json_check.h"
 
 static void assert_contains(const char *text, const char *needle)
 {
@@ -179,87 +67,144 @@ static void parse(const char *line)
 
 /* ---- status ------------------------------------------------------------------- */
 
-static void status_json_is_complete(void **state)
+static json_object *status_json(const char *line, const char *device)
 {
 	FILE *out = capture();
-	const char *json;
+
+	parse(line);
+	assert_int_equal(rq_status_print_json(out, device, &st), 0);
+	return json_parse_strict(done(out));
+}
+
+static void assert_counters(json_object *j, const char *path, uint64_t mapped,
+			    uint64_t busy, uint64_t completed, uint64_t errors)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "%s.mapped", path);
+	assert_json_u64(j, key, mapped);
+	snprintf(key, sizeof(key), "%s.busy", path);
+	assert_json_u64(j, key, busy);
+	snprintf(key, sizeof(key), "%s.completed", path);
+	assert_json_u64(j, key, completed);
+	snprintf(key, sizeof(key), "%s.errors", path);
+	assert_json_u64(j, key, errors);
+}
+
+static void status_json_is_complete(void **state)
+{
+	json_object *j;
+	char keys[512];
 
 	(void)state;
-	parse(STATUS_README_EXAMPLE);
-	rq_status_print_json(out, "rq0", &st);
-	json = done(out);
-	assert_valid_json(json);
-	assert_contains(json, "\"schema\": \"rqpathctl.status/1\"");
-	assert_contains(json, "\"device\": \"rq0\"");
-	assert_contains(json, "\"nr_paths\": 2");
-	assert_contains(json, "{\"dev\": \"8:16\", \"major\": 8, \"minor\": 16, "
-			"\"state\": \"active\", \"fail_count\": 0, "
-			"\"dispatched\": 1520}");
-	assert_contains(json, "{\"dev\": \"8:32\", \"major\": 8, \"minor\": 32, "
-			"\"state\": \"failed\", \"fail_count\": 1, "
-			"\"dispatched\": 1498}");
-	assert_contains(json, "\"queue_if_no_path\": false");
-	assert_contains(json, "\"in_flight\": 3");
-	assert_contains(json, "\"busy_since_completion\": 0");
-	assert_contains(json, "\"no_path_requeues\": 0");
-	assert_contains(json, "\"no_clone_requeues\": 0");
-	assert_contains(json, "\"nr_ops\": 6");
-	assert_contains(json, "\"write\": {\"mapped\": 3006, \"busy\": 40, "
-			"\"completed\": 2966, \"errors\": 1}");
-	assert_contains(json, "\"other\": {\"mapped\": 0");
-	assert_contains(json, "\"totals\": {\"mapped\": 3018, \"busy\": 40, "
-			"\"completed\": 2978, \"errors\": 1}");
-	assert_contains(json, "\"nr_extra_fields\": 0");
-	assert_contains(json, "\"extra_fields\": []");
+	j = status_json(STATUS_README_EXAMPLE, "rq0");
+	/* the keys scripts read, in the order they always came */
+	json_keys(j, "", keys, sizeof(keys));
+	assert_string_equal(keys, "schema device nr_paths paths "
+			    "queue_if_no_path in_flight busy_since_completion "
+			    "no_path_requeues no_clone_requeues nr_ops ops "
+			    "totals nr_extra_fields extra_fields op_details");
+	assert_json_str(j, "schema", "rqpathctl.status/1");
+	assert_json_str(j, "device", "rq0");
+	assert_json_u64(j, "nr_paths", 2);
+	assert_int_equal(json_len(j, "paths"), 2);
+	json_keys(j, "paths.0", keys, sizeof(keys));
+	assert_string_equal(keys, "dev major minor state fail_count "
+			    "dispatched");
+	assert_json_str(j, "paths.0.dev", "8:16");
+	assert_json_u64(j, "paths.0.major", 8);
+	assert_json_u64(j, "paths.0.minor", 16);
+	assert_json_str(j, "paths.0.state", "active");
+	assert_json_u64(j, "paths.0.fail_count", 0);
+	assert_json_u64(j, "paths.0.dispatched", 1520);
+	assert_json_str(j, "paths.1.state", "failed");
+	assert_json_u64(j, "paths.1.fail_count", 1);
+	assert_json_bool(j, "queue_if_no_path", false);
+	assert_json_u64(j, "in_flight", 3);
+	assert_json_u64(j, "busy_since_completion", 0);
+	assert_json_u64(j, "no_path_requeues", 0);
+	assert_json_u64(j, "no_clone_requeues", 0);
+	assert_json_u64(j, "nr_ops", 6);
+	json_keys(j, "ops", keys, sizeof(keys));
+	assert_string_equal(keys, "read write flush discard write_zeroes "
+			    "other");
+	assert_counters(j, "ops.write", 3006, 40, 2966, 1);
+	assert_counters(j, "ops.other", 0, 0, 0, 0);
+	assert_counters(j, "totals", 3018, 40, 2978, 1);
+	assert_json_u64(j, "nr_extra_fields", 0);
+	assert_int_equal(json_len(j, "extra_fields"), 0);
+	/* an older target: what it does not report is null, not 0 */
+	assert_json_bool(j, "op_details", false);
+	assert_json_null(j, "ops.write.refused");
+	assert_json_null(j, "ops.write.busy_since_completion");
+	assert_json_null(j, "totals.refused");
+	json_object_put(j);
+}
+
+static void status_json_op_details(void **state)
+{
+	json_object *j;
+	char keys[256];
+
+	(void)state;
+	j = status_json(STATUS_V2_DISCARD_SPIN_UNDER_RW, "rq0");
+	assert_json_bool(j, "op_details", true);
+	json_keys(j, "ops.discard", keys, sizeof(keys));
+	assert_string_equal(keys, "mapped busy completed errors refused "
+			    "busy_since_completion");
+	assert_counters(j, "ops.discard", 46316, 46315, 1, 0);
+	assert_json_u64(j, "ops.discard.refused", 0);
+	assert_json_u64(j, "ops.discard.busy_since_completion", 46301);
+	assert_json_u64(j, "ops.write.busy_since_completion", 3);
+	assert_json_u64(j, "busy_since_completion", 3);
+	json_keys(j, "totals", keys, sizeof(keys));
+	assert_string_equal(keys, "mapped busy completed errors refused");
+	assert_json_u64(j, "totals.refused", 0);
+	json_object_put(j);
+
+	j = status_json(STATUS_V2_README_EXAMPLE, "rq0");
+	assert_json_u64(j, "ops.write.refused", 1);
+	assert_json_u64(j, "totals.refused", 1);
+	assert_json_u64(j, "totals.mapped", 3019);
+	json_object_put(j);
 }
 
 static void status_json_keeps_unknowns(void **state)
 {
-	FILE *out = capture();
-	const char *json;
+	json_object *j;
 
 	(void)state;
-	parse(STATUS_SEVEN_OPS_AND_EXTRA);
-	rq_status_print_json(out, "rq0", &st);
-	json = done(out);
-	assert_valid_json(json);
-	assert_contains(json, "\"nr_ops\": 7");
-	assert_contains(json, "\"zone_append\": {\"mapped\": 0");
-	assert_contains(json, "\"nr_extra_fields\": 2");
-	assert_contains(json, "\"extra_fields\": [\"future_field\", \"99\"]");
+	j = status_json(STATUS_V2_SEVEN_OPS_AND_EXTRA, "rq0");
+	assert_json_u64(j, "nr_ops", 7);
+	assert_counters(j, "ops.zone_append", 0, 0, 0, 0);
+	assert_json_u64(j, "ops.zone_append.refused", 0);
+	assert_json_u64(j, "nr_extra_fields", 2);
+	assert_int_equal(json_len(j, "extra_fields"), 2);
+	assert_json_str(j, "extra_fields.0", "future_field");
+	assert_json_str(j, "extra_fields.1", "99");
+	json_object_put(j);
 }
 
 static void status_json_with_queueing(void **state)
 {
-	FILE *out = capture();
-	const char *json;
+	json_object *j;
 
 	(void)state;
-	parse(STATUS_ALL_FAILED_QUEUEING);
-	rq_status_print_json(out, "rq0", &st);
-	json = done(out);
-	assert_valid_json(json);
-	assert_contains(json, "\"queue_if_no_path\": true");
-	assert_contains(json, "\"no_path_requeues\": 5230");
+	j = status_json(STATUS_ALL_FAILED_QUEUEING, "rq0");
+	assert_json_bool(j, "queue_if_no_path", true);
+	assert_json_u64(j, "no_path_requeues", 5230);
+	assert_json_u64(j, "in_flight", 17);
+	json_object_put(j);
 }
 
 static void json_strings_are_escaped(void **state)
 {
-	FILE *out = capture();
-	const char *json;
+	json_object *j;
 
 	(void)state;
-	rq_json_string(out, "a\"b\\c\nd\te\x01" "f");
-	json = done(out);
-	assert_string_equal(json, "\"a\\\"b\\\\c\\nd\\te\\u0001f\"");
-	assert_valid_json(json);
-
-	out = capture();
-	parse(STATUS_IDLE_ONE_PATH);
-	rq_status_print_json(out, "odd\"name", &st);
-	json = done(out);
-	assert_valid_json(json);
-	assert_contains(json, "\"device\": \"odd\\\"name\"");
+	j = status_json(STATUS_IDLE_ONE_PATH, "odd\"name\\/\n\t\x01" "f");
+	assert_json_str(j, "device", "odd\"name\\/\n\t\x01" "f");
+	json_object_put(j);
 }
 
 static void status_human_readable(void **state)
@@ -278,6 +223,23 @@ static void status_human_readable(void **state)
 	assert_contains(text, "write                  3006           40         "
 			"2966            1");
 	assert_contains(text, "total                  3018");
+	/* an older target: the columns it cannot fill say so */
+	assert_contains(text, "REFUSED BUSY_SINCE_COMPL\n");
+	assert_contains(text, "2966            1            -                -\n");
+	assert_contains(text, "note: the target reports no per-op refused");
+
+	out = capture();
+	parse(STATUS_V2_DISCARD_SPIN_UNDER_RW);
+	rq_status_print_human(out, "rq0", &st);
+	text = done(out);
+	assert_contains(text, "discard               46316        46315"
+			"            1            0            0            "
+			"46301\n");
+	/* no sum of a gauge: the device's own is in the first line */
+	assert_contains(text, "total                 62385        46358"
+			"        16019            0            0"
+			"                -\n");
+	assert_contains(text, "busy_since_completion 3\n");
 	assert_null(strstr(text, "note:"));
 }
 
@@ -287,7 +249,7 @@ static void status_human_notes_unknowns(void **state)
 	const char *text;
 
 	(void)state;
-	parse(STATUS_SEVEN_OPS_AND_EXTRA);
+	parse(STATUS_V2_SEVEN_OPS_AND_EXTRA);
 	rq_status_print_human(out, "rq0", &st);
 	text = done(out);
 	assert_contains(text, "zone_append");
@@ -363,16 +325,13 @@ static struct rq_watch_summary summary(enum rq_outcome outcome)
 	return sum;
 }
 
-/* A watch summary's JSON, checked to be well-formed before any match. */
-static const char *watch_json(const struct rq_watch_summary *sum)
+/* A watch summary's JSON, parsed strictly; the caller puts it. */
+static json_object *watch_json(const struct rq_watch_summary *sum)
 {
 	FILE *out = capture();
-	const char *json;
 
-	rq_watch_print_json(out, sum);
-	json = done(out);
-	assert_valid_json(json);
-	return json;
+	assert_int_equal(rq_watch_print_json(out, sum), 0);
+	return json_parse_strict(done(out));
 }
 
 static const char *watch_report(const struct rq_watch_summary *sum)
@@ -383,102 +342,215 @@ static const char *watch_report(const struct rq_watch_summary *sum)
 	return done(out);
 }
 
+static void assert_window_counters(json_object *j, const char *path,
+				   uint64_t mapped, uint64_t busy,
+				   uint64_t completed)
+{
+	char key[128];
+
+	snprintf(key, sizeof(key), "window.%s.mapped", path);
+	assert_json_u64(j, key, mapped);
+	snprintf(key, sizeof(key), "window.%s.busy", path);
+	assert_json_u64(j, key, busy);
+	snprintf(key, sizeof(key), "window.%s.completed", path);
+	assert_json_u64(j, key, completed);
+	snprintf(key, sizeof(key), "window.%s.errors", path);
+	assert_json_u64(j, key, 0);
+}
+
 static void watch_json_livelock(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
+	char keys[640];
 
 	(void)state;
 	make_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	json = watch_json(&sum);
-	assert_contains(json, "\"schema\": \"rqpathctl.watch/1\"");
-	assert_contains(json, "\"device\": \"rq0\"");
-	assert_contains(json, "\"verdict\": \"livelock\"");
-	assert_contains(json, "\"exit_code\": 3");
-	assert_contains(json, "\"error\": null");
-	assert_contains(json, "\"elapsed_s\": 4.010");
-	assert_contains(json, "\"samples\": 21");
-	assert_contains(json, "\"counter_resets\": 0");
-	assert_contains(json, "\"config\": {\"interval_ms\": 200, "
-			"\"stall_s\": 3.000, \"busy_quiet_s\": 1.500, "
-			"\"timeout_s\": null}");
-	assert_contains(json, "\"in_flight\": 1");
-	assert_contains(json, "\"phase\": \"livelock\"");
-	assert_contains(json, "\"stall_start_s\": 1.000");
-	assert_contains(json, "\"decision_s\": 4.000");
-	assert_contains(json, "\"detection_latency_s\": 3.000");
-	assert_contains(json, "\"stuck_ops\": [\"discard\"]");
-	assert_contains(json, "\"window\": {\"start_s\": 1.000, "
-			"\"end_s\": 4.000, \"duration_s\": 3.000");
-	assert_contains(json, "\"total\": {\"mapped\": 750, \"busy\": 750, "
-			"\"completed\": 0, \"errors\": 0}");
-	assert_contains(json, "\"discard\": {\"mapped\": 750, \"busy\": 750, "
-			"\"completed\": 0, \"errors\": 0}");
-	assert_contains(json, "\"read\": {\"mapped\": 0, \"busy\": 0, "
-			"\"completed\": 0, \"errors\": 0}");
+	j = watch_json(&sum);
+	/* the keys scripts read, in the order they always came, then new */
+	json_keys(j, "", keys, sizeof(keys));
+	assert_string_equal(keys, "schema device verdict exit_code error "
+			    "elapsed_s samples counter_resets idle_samples "
+			    "max_flat_s config follow in_flight phase "
+			    "stall_start_s decision_s detection_latency_s "
+			    "stuck_ops window rule max_op_spin_s decided_op "
+			    "op_busy_since_completion");
+	json_keys(j, "config", keys, sizeof(keys));
+	assert_string_equal(keys, "interval_ms stall_s busy_quiet_s timeout_s");
+	assert_json_str(j, "schema", "rqpathctl.watch/1");
+	assert_json_str(j, "device", "rq0");
+	assert_json_str(j, "verdict", "livelock");
+	assert_json_i64(j, "exit_code", 1);
+	assert_json_null(j, "error");
+	assert_json_double(j, "elapsed_s", 4.01);
+	assert_json_u64(j, "samples", 21);
+	assert_json_u64(j, "counter_resets", 0);
+	assert_json_u64(j, "config.interval_ms", 200);
+	assert_json_double(j, "config.stall_s", 3.0);
+	assert_json_double(j, "config.busy_quiet_s", 1.5);
+	assert_json_null(j, "config.timeout_s");
+	assert_json_u64(j, "in_flight", 1);
+	assert_json_str(j, "phase", "livelock");
+	assert_json_double(j, "stall_start_s", 1.0);
+	assert_json_double(j, "decision_s", 4.0);
+	assert_json_double(j, "detection_latency_s", 3.0);
+	assert_int_equal(json_len(j, "stuck_ops"), 1);
+	assert_json_str(j, "stuck_ops.0", "discard");
+	assert_json_double(j, "window.start_s", 1.0);
+	assert_json_double(j, "window.end_s", 4.0);
+	assert_json_double(j, "window.duration_s", 3.0);
+	assert_window_counters(j, "total", 750, 750, 0);
+	assert_window_counters(j, "ops.discard", 750, 750, 0);
+	assert_window_counters(j, "ops.read", 0, 0, 0);
+	/* an older target's lines: the rule on the sums, no per-op data */
+	assert_json_str(j, "rule", "totals");
+	assert_json_null(j, "max_op_spin_s");
+	assert_json_null(j, "decided_op");
+	assert_json_null(j, "op_busy_since_completion");
+	assert_json_null(j, "window.ops.discard.refused");
+	assert_json_null(j, "window.total.refused");
+	/* times keep their millisecond text */
+	assert_contains(captured, "\"stall_s\": 3.000");
+	json_object_put(j);
 }
 
 static void watch_json_drained(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	make_drained();
 	sum = summary(RQ_OUTCOME_DRAINED);
 	sum.has_timeout = true;
 	sum.timeout_s = 10;
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"drained\"");
-	assert_contains(json, "\"exit_code\": 0");
-	assert_contains(json, "\"timeout_s\": 10.000");
-	assert_contains(json, "\"in_flight\": 0");
-	assert_contains(json, "\"detection_latency_s\": null");
-	assert_contains(json, "\"stall_start_s\": null");
-	assert_contains(json, "\"stuck_ops\": []");
-	assert_contains(json, "\"window\": {\"start_s\": 0.000, "
-			"\"end_s\": 2.000");
-	assert_contains(json, "\"total\": {\"mapped\": 30, \"busy\": 0, "
-			"\"completed\": 30, \"errors\": 0}");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "drained");
+	assert_json_i64(j, "exit_code", 0);
+	assert_json_double(j, "config.timeout_s", 10.0);
+	assert_json_u64(j, "in_flight", 0);
+	assert_json_null(j, "detection_latency_s");
+	assert_json_null(j, "stall_start_s");
+	assert_json_null(j, "decision_s");
+	assert_int_equal(json_len(j, "stuck_ops"), 0);
+	assert_json_double(j, "window.start_s", 0.0);
+	assert_json_double(j, "window.end_s", 2.0);
+	assert_window_counters(j, "total", 30, 0, 30);
+	json_object_put(j);
 }
 
 static void watch_json_stall(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	make_stall();
 	sum = summary(rq_outcome_on_timeout(&w));
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"stall\"");
-	assert_contains(json, "\"exit_code\": 4");
-	assert_contains(json, "\"phase\": \"stalled\"");
-	assert_contains(json, "\"stuck_ops\": []");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "stall");
+	assert_json_i64(j, "exit_code", 4);
+	assert_json_str(j, "phase", "stalled");
+	assert_int_equal(json_len(j, "stuck_ops"), 0);
+	json_object_put(j);
 }
 
 static void watch_json_error_before_any_sample(void **state)
 {
 	struct rq_watch_config cfg;
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	rq_watch_config_default(&cfg, 3, 0.2);
 	rq_watch_init(&w, &cfg);
 	sum = summary(RQ_OUTCOME_ERROR);
 	sum.error = "device vanished";
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"error\"");
-	assert_contains(json, "\"exit_code\": 1");
-	assert_contains(json, "\"error\": \"device vanished\"");
-	assert_contains(json, "\"samples\": 0");
-	assert_contains(json, "\"in_flight\": null");
-	assert_contains(json, "\"window\": null");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "error");
+	assert_json_i64(j, "exit_code", 3);
+	assert_json_str(j, "error", "device vanished");
+	assert_json_u64(j, "samples", 0);
+	assert_json_null(j, "in_flight");
+	assert_json_null(j, "window");
+	assert_json_null(j, "rule");
+	assert_json_null(j, "op_busy_since_completion");
+	json_object_put(j);
 
 	assert_contains(watch_report(&sum), "error rq0: no status sample was taken: "
 			"device vanished");
+}
+
+/*
+ * The per-op rule in the report: a discard livelock while reads and
+ * writes complete, on a target with the trailing group.
+ */
+static void make_per_op_livelock(void)
+{
+	struct rq_watch_config cfg;
+	int i;
+
+	rq_watch_config_default(&cfg, 3, 0.2);
+	rq_watch_init(&w, &cfg);
+	for (i = 0; i <= 20; i++) {
+		parse(STATUS_V2_README_EXAMPLE);
+		st.in_flight = 5;
+		st.ops[0].completed = st.ops[0].mapped = (uint64_t)i * 10;
+		st.ops[1].completed = (uint64_t)i * 8;
+		st.ops[1].mapped = st.ops[1].completed + 1;
+		st.ops[3].completed = st.ops[3].mapped = 2;
+		st.ops[3].busy = i > 5 ? (uint64_t)(i - 5) * 40 : 0;
+		st.ops[3].busy_since_completion = st.ops[3].busy;
+		st.ops[3].mapped += st.ops[3].busy;
+		rq_watch_feed(&w, &st, i * 0.2);
+	}
+	assert_int_equal(w.verdict, RQ_VERDICT_LIVELOCK);
+}
+
+static void watch_json_per_op_livelock(void **state)
+{
+	struct rq_watch_summary sum;
+	json_object *j;
+
+	(void)state;
+	make_per_op_livelock();
+	sum = summary(RQ_OUTCOME_LIVELOCK);
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "livelock");
+	assert_json_str(j, "rule", "per_op");
+	assert_json_str(j, "decided_op", "discard");
+	assert_json_double(j, "stall_start_s", 1.0);
+	assert_json_double(j, "detection_latency_s", 3.0);
+	assert_json_double(j, "max_op_spin_s", 3.0);
+	/* the sums moved all along: no flat stretch at device level */
+	assert_json_double(j, "max_flat_s", 0.0);
+	assert_int_equal(json_len(j, "stuck_ops"), 1);
+	assert_json_str(j, "stuck_ops.0", "discard");
+	assert_json_u64(j, "op_busy_since_completion.discard", 600);
+	assert_json_u64(j, "op_busy_since_completion.read", 0);
+	assert_window_counters(j, "ops.discard", 600, 600, 0);
+	assert_window_counters(j, "ops.read", 150, 0, 150);
+	assert_json_u64(j, "window.ops.write.refused", 0);
+	assert_json_u64(j, "window.total.refused", 0);
+	json_object_put(j);
+}
+
+static void watch_report_per_op_livelock(void **state)
+{
+	struct rq_watch_summary sum;
+	const char *text;
+
+	(void)state;
+	make_per_op_livelock();
+	sum = summary(RQ_OUTCOME_LIVELOCK);
+	text = watch_report(&sum);
+	assert_contains(text, "LIVELOCK on rq0: 5 request(s) in flight, "
+			"busy +600 while completed +270 over 3.00 s");
+	assert_contains(text, "per-op rule: discard handed back busy +600 "
+			"with no completion of its own\n");
+	assert_contains(text, "stuck op(s): discard (busy +600)\n");
+	assert_null(strstr(text, "rule: on the sums"));
 }
 
 static void watch_report_livelock(void **state)
@@ -497,7 +569,8 @@ static void watch_report_livelock(void **state)
 	assert_contains(text, "stuck op(s): discard (busy +750)");
 	assert_contains(text, "counter deltas 1.00 s .. 4.00 s:");
 	assert_contains(text, "discard                +750         +750"
-			"           +0           +0");
+			"           +0           +0            -\n");
+	assert_contains(text, "rule: on the sums over all ops");
 }
 
 static void watch_report_other_outcomes(void **state)
@@ -535,6 +608,13 @@ static void progress_line(void **state)
 	out = capture();
 	rq_watch_print_progress(out, &w, &before);
 	assert_contains(done(out), "busy=750 (+750) completed=5 (+0)");
+
+	/* per-op rule: the op that spins, and for how long */
+	make_per_op_livelock();
+	out = capture();
+	rq_watch_print_progress(out, &w, NULL);
+	assert_contains(done(out), " flat=0.0s phase=livelock "
+			"spin=discard:3.0s\n");
 }
 
 /* ---- watch --follow -------------------------------------------------- */
@@ -626,88 +706,91 @@ static void follow_outcome_on_timeout(void **state)
 static void watch_json_follow_quiet(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	make_follow_quiet();
 	sum = summary(rq_outcome_on_timeout(&w));
 	sum.has_timeout = true;
 	sum.timeout_s = 4;
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"quiet\"");
-	assert_contains(json, "\"exit_code\": 0");
-	assert_contains(json, "\"error\": null");
-	assert_contains(json, "\"samples\": 21");
-	assert_contains(json, "\"counter_resets\": 0,\n"
-			"  \"idle_samples\": 10,");
-	/* config's text is as it was before follow mode */
-	assert_contains(json, "\"config\": {\"interval_ms\": 200, "
-			"\"stall_s\": 3.000, \"busy_quiet_s\": 1.500, "
-			"\"timeout_s\": 4.000},\n  \"follow\": true,");
-	assert_contains(json, "\"in_flight\": 0");
-	assert_contains(json, "\"phase\": \"idle\"");
-	assert_contains(json, "\"stall_start_s\": null");
-	assert_contains(json, "\"detection_latency_s\": null");
-	assert_contains(json, "\"stuck_ops\": []");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "quiet");
+	assert_json_i64(j, "exit_code", 0);
+	assert_json_null(j, "error");
+	assert_json_u64(j, "samples", 21);
+	assert_json_u64(j, "counter_resets", 0);
+	assert_json_u64(j, "idle_samples", 10);
+	assert_json_double(j, "config.timeout_s", 4.0);
+	assert_json_bool(j, "follow", true);
+	assert_json_u64(j, "in_flight", 0);
+	assert_json_str(j, "phase", "idle");
+	assert_json_null(j, "stall_start_s");
+	assert_json_null(j, "detection_latency_s");
+	assert_int_equal(json_len(j, "stuck_ops"), 0);
 	/* the whole watch, idle gaps included */
-	assert_contains(json, "\"window\": {\"start_s\": 0.000, "
-			"\"end_s\": 4.000, \"duration_s\": 4.000");
-	assert_contains(json, "\"total\": {\"mapped\": 40, \"busy\": 0, "
-			"\"completed\": 40, \"errors\": 0}");
+	assert_json_double(j, "window.start_s", 0.0);
+	assert_json_double(j, "window.end_s", 4.0);
+	assert_json_double(j, "window.duration_s", 4.0);
+	assert_window_counters(j, "total", 40, 0, 40);
+	json_object_put(j);
 }
 
 static void watch_json_follow_stall_and_livelock(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	make_follow_stall();
 	sum = summary(rq_outcome_on_timeout(&w));
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"stall\"");
-	assert_contains(json, "\"exit_code\": 4");
-	assert_contains(json, "\"idle_samples\": 6");
-	assert_contains(json, "\"follow\": true");
-	assert_contains(json, "\"phase\": \"stalled\"");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "stall");
+	assert_json_i64(j, "exit_code", 4);
+	assert_json_u64(j, "idle_samples", 6);
+	assert_json_bool(j, "follow", true);
+	assert_json_str(j, "phase", "stalled");
 	/* no progress since the last idle sample */
-	assert_contains(json, "\"window\": {\"start_s\": 1.000, "
-			"\"end_s\": 6.000");
+	assert_json_double(j, "window.start_s", 1.0);
+	assert_json_double(j, "window.end_s", 6.0);
+	json_object_put(j);
 
 	make_follow_livelock();
 	sum = summary(RQ_OUTCOME_LIVELOCK);
-	json = watch_json(&sum);
-	assert_contains(json, "\"verdict\": \"livelock\"");
-	assert_contains(json, "\"exit_code\": 3");
-	assert_contains(json, "\"idle_samples\": 6");
-	assert_contains(json, "\"follow\": true");
-	assert_contains(json, "\"stall_start_s\": 1.000");
-	assert_contains(json, "\"decision_s\": 4.000");
-	assert_contains(json, "\"detection_latency_s\": 3.000");
-	assert_contains(json, "\"stuck_ops\": [\"discard\"]");
+	j = watch_json(&sum);
+	assert_json_str(j, "verdict", "livelock");
+	assert_json_i64(j, "exit_code", 1);
+	assert_json_u64(j, "idle_samples", 6);
+	assert_json_bool(j, "follow", true);
+	assert_json_double(j, "stall_start_s", 1.0);
+	assert_json_double(j, "decision_s", 4.0);
+	assert_json_double(j, "detection_latency_s", 3.0);
+	assert_json_str(j, "stuck_ops.0", "discard");
+	json_object_put(j);
 }
 
-/* Without --follow the two new keys are there, with neutral values. */
+/* Without --follow the keys are there, with neutral values. */
 static void watch_json_without_follow(void **state)
 {
 	struct rq_watch_summary sum;
-	const char *json;
+	json_object *j;
 
 	(void)state;
 	make_drained();
 	sum = summary(RQ_OUTCOME_DRAINED);
-	json = watch_json(&sum);
-	assert_contains(json, "\"idle_samples\": 0");
-	assert_contains(json, "\"follow\": false");
-	assert_contains(json, "\"phase\": \"drained\"");
+	j = watch_json(&sum);
+	assert_json_u64(j, "idle_samples", 0);
+	assert_json_bool(j, "follow", false);
+	assert_json_str(j, "phase", "drained");
+	json_object_put(j);
 
 	/* and before any sample */
 	rq_watch_init(&w, &w.cfg);
 	sum = summary(RQ_OUTCOME_ERROR);
 	sum.error = "device vanished";
-	json = watch_json(&sum);
-	assert_contains(json, "\"idle_samples\": 0");
-	assert_contains(json, "\"follow\": false");
+	j = watch_json(&sum);
+	assert_json_u64(j, "idle_samples", 0);
+	assert_json_bool(j, "follow", false);
+	json_object_put(j);
 }
 
 static void watch_report_follow(void **state)
@@ -750,15 +833,17 @@ static void progress_line_idle(void **state)
 			    "completed=44 (+0) flat=0.0s phase=idle\n");
 }
 
+/* The exit status of every outcome, as the README's table has it. */
 static void outcomes_map_to_exit_codes(void **state)
 {
 	(void)state;
 	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_DRAINED), 0);
-	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_LIVELOCK), 3);
+	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_QUIET), 0);
+	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_LIVELOCK), 1);
+	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_ERROR), 3);
 	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_TIMEOUT), 4);
 	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_STALL), 4);
-	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_ERROR), 1);
-	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_INTERRUPTED), 1);
+	assert_int_equal(rq_outcome_exit_code(RQ_OUTCOME_INTERRUPTED), 4);
 	assert_string_equal(rq_outcome_name(RQ_OUTCOME_INTERRUPTED),
 			    "interrupted");
 	make_drained();
@@ -767,23 +852,11 @@ static void outcomes_map_to_exit_codes(void **state)
 	assert_int_equal(rq_outcome_on_timeout(&w), RQ_OUTCOME_STALL);
 }
 
-static void validator_rejects_bad_json(void **state)
-{
-	(void)state;
-	assert_null(json_value("{\"a\": 1,}", 0));
-	assert_null(json_value("{\"a\" 1}", 0));
-	assert_null(json_value("[1 2]", 0));
-	assert_null(json_value("\"a\x01\"", 0));
-	assert_null(json_value("01", 0));
-	assert_null(json_value("nan", 0));
-	assert_non_null(json_value("{\"a\": [1, -2.5, true, null, \"\\u00e9\"]}",
-				   0));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(status_json_is_complete, teardown),
+		cmocka_unit_test_teardown(status_json_op_details, teardown),
 		cmocka_unit_test_teardown(status_json_keeps_unknowns, teardown),
 		cmocka_unit_test_teardown(status_json_with_queueing, teardown),
 		cmocka_unit_test_teardown(json_strings_are_escaped, teardown),
@@ -794,6 +867,8 @@ int main(void)
 		cmocka_unit_test_teardown(watch_json_stall, teardown),
 		cmocka_unit_test_teardown(watch_json_error_before_any_sample,
 					  teardown),
+		cmocka_unit_test_teardown(watch_json_per_op_livelock, teardown),
+		cmocka_unit_test_teardown(watch_report_per_op_livelock, teardown),
 		cmocka_unit_test_teardown(watch_report_livelock, teardown),
 		cmocka_unit_test_teardown(watch_report_other_outcomes, teardown),
 		cmocka_unit_test_teardown(progress_line, teardown),
@@ -805,7 +880,6 @@ int main(void)
 		cmocka_unit_test_teardown(watch_report_follow, teardown),
 		cmocka_unit_test_teardown(progress_line_idle, teardown),
 		cmocka_unit_test(outcomes_map_to_exit_codes),
-		cmocka_unit_test(validator_rejects_bad_json),
 	};
 
 	return cmocka_run_group_tests_name("rq_format", tests, NULL, NULL);

@@ -75,6 +75,7 @@ static void parses_readme_example(void **state)
 	assert_op(&st.ops[5], "other", 0, 0, 0, 0);
 	assert_int_equal(st.nr_extra_fields, 0);
 	assert_string_equal(st.extra_fields, "");
+	assert_false(st.has_op_details);
 }
 
 static void parses_idle_single_path(void **state)
@@ -110,10 +111,90 @@ static void parses_discard_livelock(void **state)
 	assert_op(&st.ops[3], "discard", 48223, 48213, 9, 0);
 }
 
-static void keeps_unknown_trailing_fields(void **state)
+/* What a line without the trailing group (an older target) leaves. */
+static void assert_no_op_details(void)
+{
+	unsigned int i;
+
+	assert_false(st.has_op_details);
+	for (i = 0; i < st.nr_ops_kept; i++) {
+		assert_int_equal(st.ops[i].refused, 0);
+		assert_int_equal(st.ops[i].busy_since_completion, 0);
+	}
+}
+
+static void old_line_has_no_op_details(void **state)
 {
 	(void)state;
-	assert_parses(STATUS_EXTRA_TRAILING);
+	assert_parses(STATUS_README_EXAMPLE);
+	assert_no_op_details();
+	assert_parses(STATUS_DISCARD_LIVELOCK);
+	assert_no_op_details();
+	assert_parses(STATUS_SEVEN_OPS);
+	assert_no_op_details();
+}
+
+static void parses_trailing_op_group(void **state)
+{
+	struct rq_op_counters total;
+
+	(void)state;
+	assert_parses(STATUS_V2_README_EXAMPLE);
+	assert_true(st.has_op_details);
+	assert_int_equal(st.nr_ops, 6);
+	assert_op(&st.ops[1], "write", 3007, 40, 2966, 1);
+	assert_int_equal(st.ops[1].refused, 1);
+	assert_int_equal(st.ops[1].busy_since_completion, 0);
+	assert_int_equal(st.ops[0].refused, 0);
+	assert_int_equal(st.nr_extra_fields, 0);
+	total = rq_status_totals(&st);
+	assert_int_equal(total.refused, 1);
+	assert_int_equal(total.mapped, 12 + 3007);
+}
+
+static void parses_the_contracts_example(void **state)
+{
+	(void)state;
+	assert_parses(STATUS_V2_CONTRACT_EXAMPLE);
+	assert_true(st.has_op_details);
+	assert_op(&st.ops[1], "write", 3006, 40, 2966, 1);
+	assert_int_equal(st.ops[1].refused, 0);
+	assert_int_equal(st.ops[1].busy_since_completion, 2);
+	assert_int_equal(st.ops[5].busy_since_completion, 0);
+	assert_int_equal(st.nr_extra_fields, 0);
+}
+
+static void parses_discard_spin_under_reads_and_writes(void **state)
+{
+	(void)state;
+	assert_parses(STATUS_V2_DISCARD_SPIN_UNDER_RW);
+	assert_true(st.has_op_details);
+	/* the global field counts since any completion ... */
+	assert_int_equal(st.busy_since_completion, 3);
+	/* ... the op's own since its own last completion */
+	assert_op(&st.ops[3], "discard", 46316, 46315, 1, 0);
+	assert_int_equal(st.ops[3].busy_since_completion, 46301);
+	assert_int_equal(st.ops[1].busy_since_completion, 3);
+	assert_int_equal(st.ops[0].busy_since_completion, 0);
+}
+
+static void trailing_group_with_a_seventh_op(void **state)
+{
+	(void)state;
+	assert_parses(STATUS_V2_SEVEN_OPS);
+	assert_int_equal(st.nr_ops, 7);
+	assert_true(st.has_op_details);
+	assert_op(&st.ops[6], "zone_append", 10, 6, 3, 0);
+	assert_int_equal(st.ops[6].refused, 1);
+	assert_int_equal(st.ops[6].busy_since_completion, 6);
+	assert_int_equal(rq_status_totals(&st).refused, 1);
+}
+
+static void keeps_fields_after_the_trailing_group(void **state)
+{
+	(void)state;
+	assert_parses(STATUS_V2_EXTRA_TRAILING);
+	assert_true(st.has_op_details);
 	assert_int_equal(st.nr_ops, 6);
 	assert_op(&st.ops[5], "other", 0, 0, 0, 0);
 	assert_int_equal(st.nr_extra_fields, 2);
@@ -142,7 +223,7 @@ static void keeps_unknown_op_group(void **state)
 static void keeps_unknown_op_and_trailing_fields(void **state)
 {
 	(void)state;
-	assert_parses(STATUS_SEVEN_OPS_AND_EXTRA);
+	assert_parses(STATUS_V2_SEVEN_OPS_AND_EXTRA);
 	assert_int_equal(st.nr_ops, 7);
 	assert_op(&st.ops[6], "zone_append", 0, 0, 0, 0);
 	assert_int_equal(st.nr_extra_fields, 2);
@@ -215,13 +296,26 @@ static void skips_op_groups_beyond_capacity(void **state)
 	(void)state;
 	for (i = 0; i < 40; i++)
 		append(line, sizeof(line), " op%u 1 1 1 0", i);
-	append(line, sizeof(line), " %u", 77);
 	assert_parses(line);
 	assert_int_equal(st.nr_ops, 40);
 	assert_int_equal(st.nr_ops_kept, RQ_MAX_OPS);
 	assert_string_equal(st.ops[RQ_MAX_OPS - 1].name, "op31");
+	assert_false(st.has_op_details);
+
+	/* the trailing group names all 40, the dropped ones included */
+	append(line, sizeof(line), " %u", 40);
+	for (i = 0; i < 40; i++)
+		append(line, sizeof(line), " op%u 0 1", i);
+	append(line, sizeof(line), " %u", 77);
+	assert_parses(line);
+	assert_true(st.has_op_details);
+	assert_int_equal(st.ops[RQ_MAX_OPS - 1].busy_since_completion, 1);
 	assert_int_equal(st.nr_extra_fields, 1);
 	assert_string_equal(st.extra_fields, "77");
+
+	/* a mismatch among the dropped ones is still found */
+	strcpy(strstr(line, " op39 0 1"), " op38 0 1 77");
+	assert_rejected(line, "expected 'op39'");
 }
 
 static void parses_largest_counter(void **state)
@@ -284,6 +378,39 @@ static const struct bad_line bad_lines[] = {
 	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0", "errors of op read missing" },
 	/* a count one too large makes a number land where a name belongs */
 	{ "1 8:16 A 0 0 0 0 0 0 0 2 read 0 0 0 0 7 42", "name of op group 2" },
+
+	/* the trailing (<op> <refused> <busy_since_completion>) group */
+	/* its count must be <nr_ops> */
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 2 read 0 0 write 0 0",
+	  "does not match <nr_ops> 1" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 2 read 0 0 0 0 write 0 0 0 0 1 read 0 0",
+	  "does not match <nr_ops> 2" },
+	/* what older parsers kept as unknown trailing fields */
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 7 42", "nr_ops of the" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 future_field 99",
+	  "expected an unsigned number, got 'future_field'" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 0", "nr_ops of the" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 -1 read 0 0", "nr_ops of the" },
+	/* the same op names in the same order */
+	{ "1 8:16 A 0 0 0 0 0 0 0 2 read 0 0 0 0 write 0 0 0 0 "
+	  "2 write 0 0 read 0 0", "expected 'read', got 'write'" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 Read 0 0",
+	  "expected 'read', got 'Read'" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 7 0 0",
+	  "expected 'read', got '7'" },
+	/* its numbers */
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 read x 0",
+	  "refused of op read" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 read 0 -3",
+	  "busy_since_completion of op read" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 read 0 18446744073709551616",
+	  "busy_since_completion of op read" },
+	/* cut short */
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1", "missing" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 1 read 0 0 0 0 1 read 0",
+	  "busy_since_completion of op read missing" },
+	{ "1 8:16 A 0 0 0 0 0 0 0 2 read 0 0 0 0 write 0 0 0 0 2 read 0 0",
+	  "missing" },
 };
 
 static void rejects_malformed_lines(void **state)
@@ -310,6 +437,36 @@ static void rejects_every_truncation(void **state)
 		if (!rq_status_parse(line, &st, err, sizeof(err)))
 			fail_msg("accepted truncated line '%s'", line);
 	}
+}
+
+/*
+ * A newer line cut anywhere in its trailing group is refused too; cut
+ * exactly where that group starts, it is an older target's line.
+ */
+static void rejects_every_truncation_of_the_trailing_group(void **state)
+{
+	static char line[sizeof(STATUS_V2_README_EXAMPLE)];
+	size_t first_end = strlen(STATUS_README_EXAMPLE);
+	size_t len;
+
+	(void)state;
+	/* the first groups of both examples have the same length */
+	assert_true(!strncmp(STATUS_V2_README_EXAMPLE + first_end, " 6 read",
+			     7));
+	for (len = first_end; len < sizeof(STATUS_V2_README_EXAMPLE) - 1;
+	     len++) {
+		if (STATUS_V2_README_EXAMPLE[len] != ' ')
+			continue;
+		memcpy(line, STATUS_V2_README_EXAMPLE, len);
+		line[len] = '\0';
+		if (len == first_end) {
+			assert_parses(line);
+			assert_false(st.has_op_details);
+		} else if (!rq_status_parse(line, &st, err, sizeof(err))) {
+			fail_msg("accepted truncated line '%s'", line);
+		}
+	}
+	assert_parses(STATUS_V2_README_EXAMPLE);
 }
 
 static void parse_error_without_buffer_is_safe(void **state)
@@ -469,7 +626,12 @@ int main(void)
 		cmocka_unit_test(parses_idle_single_path),
 		cmocka_unit_test(parses_all_paths_failed_with_queueing),
 		cmocka_unit_test(parses_discard_livelock),
-		cmocka_unit_test(keeps_unknown_trailing_fields),
+		cmocka_unit_test(old_line_has_no_op_details),
+		cmocka_unit_test(parses_trailing_op_group),
+		cmocka_unit_test(parses_the_contracts_example),
+		cmocka_unit_test(parses_discard_spin_under_reads_and_writes),
+		cmocka_unit_test(trailing_group_with_a_seventh_op),
+		cmocka_unit_test(keeps_fields_after_the_trailing_group),
 		cmocka_unit_test(keeps_unknown_op_group),
 		cmocka_unit_test(keeps_unknown_op_and_trailing_fields),
 		cmocka_unit_test(skips_dmsetup_prefix),
@@ -481,6 +643,7 @@ int main(void)
 		cmocka_unit_test(finds_ops_by_name),
 		cmocka_unit_test(rejects_malformed_lines),
 		cmocka_unit_test(rejects_every_truncation),
+		cmocka_unit_test(rejects_every_truncation_of_the_trailing_group),
 		cmocka_unit_test(parse_error_without_buffer_is_safe),
 		cmocka_unit_test(parses_table_without_features),
 		cmocka_unit_test(parses_table_with_queueing),

@@ -32,12 +32,55 @@ struct counters {
 static struct rq_watch_state w;	/* large; keep it off the cmocka stack */
 static struct rq_status status;
 
+/*
+ * Feed lines with the trailing (<op> <refused> <busy_since_completion>)
+ * group, as a newer target prints them: the per-op rule decides.  Off, the
+ * lines are an older target's and the rule runs on the sums.
+ */
+static bool details;
+/* What the target's per-op busy_since_completion would be: a model. */
+static uint64_t busy_at_completion[7], last_done[7], last_busy[7];
+
+static int with_op_details(void **state)
+{
+	(void)state;
+	details = true;
+	return 0;
+}
+
+static int without_op_details(void **state)
+{
+	(void)state;
+	details = false;
+	return 0;
+}
+
 static void start(double stall_s, double interval_s)
 {
 	struct rq_watch_config cfg;
 
 	rq_watch_config_default(&cfg, stall_s, interval_s);
 	rq_watch_init(&w, &cfg);
+	memset(busy_at_completion, 0, sizeof(busy_at_completion));
+	memset(last_done, 0, sizeof(last_done));
+	memset(last_busy, 0, sizeof(last_busy));
+}
+
+/*
+ * Busy hand-backs since the op's last completion: a completion between
+ * two samples is taken to come after that interval's busy hand-backs.
+ * A counter going down is a reset_counters: everything starts at 0.
+ */
+static uint64_t model_busy_since_completion(unsigned int i, uint64_t busy,
+					    uint64_t done)
+{
+	if (busy < last_busy[i] || done < last_done[i])
+		busy_at_completion[i] = 0;
+	else if (done != last_done[i])
+		busy_at_completion[i] = busy;
+	last_busy[i] = busy;
+	last_done[i] = done;
+	return busy - busy_at_completion[i];
 }
 
 /* As start(), in follow mode: in_flight 0 is an idle gap, not the end. */
@@ -57,12 +100,17 @@ static enum rq_verdict feed(const struct counters *c, double t)
 	status.in_flight = c->in_flight;
 	status.nr_ops = nr_ops;
 	status.nr_ops_kept = nr_ops;
+	status.has_op_details = details;
 	for (i = 0; i < nr_ops; i++) {
 		strcpy(status.ops[i].name, op_names[i]);
 		status.ops[i].busy = c->busy[i];
 		status.ops[i].completed = c->done[i];
 		/* every clone mapped came back busy or completed */
 		status.ops[i].mapped = c->busy[i] + c->done[i];
+		status.ops[i].busy_since_completion =
+			model_busy_since_completion(i, c->busy[i], c->done[i]);
+		if (!details)
+			status.ops[i].busy_since_completion = 0;
 	}
 	return rq_watch_feed(&w, &status, t);
 }
@@ -704,6 +752,214 @@ static void follow_counter_reset_while_idle(void **state)
 
 /* ---- helpers ---------------------------------------------------------------- */
 
+/* ---- the per-op rule ------------------------------------------------------ */
+
+/*
+ * Task: a discard livelock while reads and writes go on completing.  The
+ * sums never stand still, so only a per-op rule can see it: discard's
+ * busy hand-backs rise (+40 a sample) and its completions stay flat from
+ * t = 1.0 s, while reads and writes complete every sample (and are
+ * handed back busy now and then).  With op details the verdict comes at
+ * exactly 1.0 + stall = 4.0 s and names discard alone.
+ */
+static enum rq_verdict discard_spin_under_reads_and_writes(int *at)
+{
+	struct counters c = { .in_flight = 9 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.done[READ] = (uint64_t)i * 30;
+		c.done[WRITE] = (uint64_t)i * 25;
+		c.busy[READ] = (uint64_t)i / 3;
+		c.busy[WRITE] = (uint64_t)i / 2;
+		c.done[DISCARD] = i <= 5 ? (uint64_t)i : 5;
+		c.busy[DISCARD] = i > 5 ? (uint64_t)(i - 5) * 40 : 0;
+		v = feed(&c, i * 0.2);
+	}
+	*at = i - 1;
+	return v;
+}
+
+static void per_op_finds_a_discard_livelock_under_reads_and_writes(void **state)
+{
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	double spun;
+	int at;
+
+	(void)state;
+	assert_int_equal(discard_spin_under_reads_and_writes(&at),
+			 RQ_VERDICT_LIVELOCK);
+	assert_int_equal(at, 20);
+	assert_int_equal(w.phase, RQ_PHASE_LIVELOCK);
+	assert_true(rq_watch_per_op(&w));
+	assert_string_equal(w.prev.ops[w.decided_op].name, "discard");
+	assert_near(rq_watch_stall_start(&w)->t, 1.0);
+	assert_near(rq_watch_latency(&w), 3.0);
+	assert_near(w.max_op_spin_s, 3.0);
+	assert_int_equal(rq_watch_longest_spin(&w, &spun), DISCARD);
+	assert_near(spun, 3.0);
+
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 1.0);
+	assert_near(win.end_t, 4.0);
+	assert_true(win.has_op_details);
+	assert_int_equal(win.ops[DISCARD].busy, 15 * 40);
+	assert_int_equal(win.ops[DISCARD].completed, 0);
+	assert_int_equal(win.ops[DISCARD].busy_since_completion, 15 * 40);
+	/* the sums moved all along: reads and writes completed */
+	assert_int_equal(win.ops[READ].completed, 15 * 30);
+	assert_int_equal(win.ops[WRITE].completed, 15 * 25);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 1);
+	assert_string_equal(win.ops[stuck[0]].name, "discard");
+	/* never stalled: completions moved on every sample */
+	assert_near(w.max_flat_s, 0);
+}
+
+/* The same series from an older target: today's rule on the sums. */
+static void totals_rule_cannot_see_it_on_an_old_line(void **state)
+{
+	double spun;
+	int at;
+
+	(void)state;
+	assert_int_equal(discard_spin_under_reads_and_writes(&at),
+			 RQ_VERDICT_NONE);
+	assert_int_equal(at, 100);
+	assert_false(rq_watch_per_op(&w));
+	assert_int_equal(w.phase, RQ_PHASE_PROGRESS);
+	assert_int_equal(rq_watch_longest_spin(&w, &spun), -1);
+	assert_int_equal(w.decided_op, -1);
+}
+
+/*
+ * Per op, an op that progresses slowly is as safe as the device that
+ * does: writes handed back busy all the time but completing every 2 s,
+ * next to reads that complete steadily, never fire.
+ */
+static void per_op_slow_progress_never_fires(void **state)
+{
+	struct counters c = { .in_flight = 8 };
+	double spun;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 300; i++) {
+		c.busy[WRITE] = (uint64_t)i * 100;
+		c.done[WRITE] = (uint64_t)(i / 10);
+		c.done[READ] = (uint64_t)i * 7;
+		assert_int_equal(feed(&c, i * 0.2), RQ_VERDICT_NONE);
+	}
+	/* the closest it came: 1.8 s of spinning between two completions */
+	assert_near(w.max_op_spin_s, 1.8);
+	/* the last sample has a write completion: nothing spins */
+	assert_int_equal(rq_watch_longest_spin(&w, &spun), -1);
+}
+
+/*
+ * An op that has nothing outstanding is quiet, whatever its counters: its
+ * window only starts with its first busy hand-back, so a discard that
+ * starts spinning 2 s into the watch gets a full --stall of its own.
+ */
+static void per_op_window_starts_when_the_op_starts_spinning(void **state)
+{
+	struct counters c = { .in_flight = 2 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.done[WRITE] = (uint64_t)i;
+		c.busy[DISCARD] = i > 10 ? (uint64_t)(i - 10) * 5 : 0;
+		v = feed(&c, i * 0.2);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i - 1, 25);		/* 2.0 s + 3.0 s */
+	assert_near(rq_watch_latency(&w), 3.0);
+}
+
+/* Two ops spinning: the one spinning longer decides; both are named. */
+static void per_op_names_every_spinning_op(void **state)
+{
+	struct counters c = { .in_flight = 3 };
+	struct rq_window win;
+	unsigned int stuck[RQ_MAX_OPS];
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.done[READ] = (uint64_t)i * 4;
+		c.busy[FLUSH] = (uint64_t)i * 3;
+		c.busy[WRITE_ZEROES] = i > 5 ? (uint64_t)(i - 5) * 2 : 0;
+		v = feed(&c, i * 0.2);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	assert_int_equal(i - 1, 15);
+	assert_string_equal(w.prev.ops[w.decided_op].name, "flush");
+	rq_watch_report_window(&w, &win);
+	assert_near(win.start_t, 0);
+	assert_int_equal(rq_window_stuck_ops(&win, stuck, RQ_MAX_OPS), 2);
+	assert_string_equal(win.ops[stuck[0]].name, "flush");
+	assert_string_equal(win.ops[stuck[1]].name, "write_zeroes");
+}
+
+/* An op's busy pause longer than the busy pause restarts its window. */
+static void per_op_busy_pause_restarts_its_window(void **state)
+{
+	struct counters c = { .in_flight = 1 };
+	enum rq_verdict v = RQ_VERDICT_NONE;
+	int i;
+
+	(void)state;
+	start(3, 0.2);
+	for (i = 0; i <= 100 && v == RQ_VERDICT_NONE; i++) {
+		c.done[READ] = (uint64_t)i;
+		/* discard spins 0..1 s, pauses 1.0..3.0 s, spins again */
+		if (i <= 5 || i > 15)
+			c.busy[DISCARD] += 10;
+		v = feed(&c, i * 0.2);
+	}
+	assert_int_equal(v, RQ_VERDICT_LIVELOCK);
+	/* the window restarts at the last quiet sample, 3.0 s */
+	assert_near(rq_watch_stall_start(&w)->t, 3.0);
+	assert_int_equal(i - 1, 30);
+}
+
+/*
+ * busy_since_completion dropping while the op's completions stand still
+ * is a reset_counters: a restart, not a spin that ended.
+ */
+static void per_op_busy_since_completion_drop_is_a_reset(void **state)
+{
+	(void)state;
+	start(3, 0.2);
+	memset(&status, 0, sizeof(status));
+	status.nr_paths = 1;
+	status.in_flight = 1;
+	status.nr_ops = status.nr_ops_kept = 1;
+	status.has_op_details = true;
+	strcpy(status.ops[0].name, "discard");
+	status.ops[0].busy = status.ops[0].busy_since_completion = 500;
+	rq_watch_feed(&w, &status, 0);
+	status.ops[0].busy = 510;
+	status.ops[0].busy_since_completion = 10;
+	rq_watch_feed(&w, &status, 0.2);
+	assert_int_equal(w.nr_resets, 1);
+
+	/* a line losing its op details (another target) restarts too */
+	status.has_op_details = false;
+	status.ops[0].busy = 520;
+	rq_watch_feed(&w, &status, 0.4);
+	assert_int_equal(w.nr_resets, 2);
+	assert_false(rq_watch_per_op(&w));
+}
+
 static void default_config(void **state)
 {
 	struct rq_watch_config cfg;
@@ -758,38 +1014,78 @@ static void idle_phase_name(void **state)
 
 int main(void)
 {
+	/*
+	 * Every series but the per-op ones runs twice: on an older target's
+	 * lines (the rule on the sums) and with op details (the per-op
+	 * rule), which must agree wherever one op does all the spinning.
+	 */
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(drains_when_in_flight_reaches_zero),
-		cmocka_unit_test(drained_from_the_first_sample),
-		cmocka_unit_test(drained_wins_over_rising_busy),
-		cmocka_unit_test(detects_discard_livelock_after_stall),
-		cmocka_unit_test(livelock_from_the_first_sample),
-		cmocka_unit_test(names_every_stuck_op_in_kernel_order),
-		cmocka_unit_test(names_an_unknown_op),
-		cmocka_unit_test(verdict_is_sticky),
-		cmocka_unit_test(latency_runs_from_the_last_completion),
-		cmocka_unit_test(slow_progress_never_fires),
-		cmocka_unit_test(completion_gap_around_stall_limit),
-		cmocka_unit_test(counter_reset_on_busy_device_is_no_alarm),
-		cmocka_unit_test(counter_reset_restarts_the_window),
-		cmocka_unit_test(op_layout_change_is_a_reset),
-		cmocka_unit_test(time_going_back_is_a_reset),
-		cmocka_unit_test(flat_busy_is_a_stall_not_a_livelock),
-		cmocka_unit_test(busy_burst_then_quiet_is_no_livelock),
-		cmocka_unit_test(spin_after_stall_gets_a_full_window),
-		cmocka_unit_test(max_flat_tracks_the_longest_stretch),
-		cmocka_unit_test(follow_off_first_idle_is_drained),
-		cmocka_unit_test(follow_idle_first_sample_does_not_end),
-		cmocka_unit_test(follow_progress_and_idle_gaps_never_decide),
-		cmocka_unit_test(follow_livelock_after_idle_gap),
-		cmocka_unit_test(follow_idle_restarts_the_livelock_window),
-		cmocka_unit_test(follow_idle_gaps_inside_spins_never_fire),
-		cmocka_unit_test(follow_idle_restarts_the_stall_window),
-		cmocka_unit_test(follow_counter_reset_while_idle),
-		cmocka_unit_test(default_config),
-		cmocka_unit_test(drained_report_covers_the_whole_watch),
-		cmocka_unit_test(phase_names),
-		cmocka_unit_test(idle_phase_name),
+		cmocka_unit_test_setup(drains_when_in_flight_reaches_zero, without_op_details),
+		cmocka_unit_test_setup(drained_from_the_first_sample, without_op_details),
+		cmocka_unit_test_setup(drained_wins_over_rising_busy, without_op_details),
+		cmocka_unit_test_setup(detects_discard_livelock_after_stall, without_op_details),
+		cmocka_unit_test_setup(livelock_from_the_first_sample, without_op_details),
+		cmocka_unit_test_setup(names_every_stuck_op_in_kernel_order, without_op_details),
+		cmocka_unit_test_setup(names_an_unknown_op, without_op_details),
+		cmocka_unit_test_setup(verdict_is_sticky, without_op_details),
+		cmocka_unit_test_setup(latency_runs_from_the_last_completion, without_op_details),
+		cmocka_unit_test_setup(slow_progress_never_fires, without_op_details),
+		cmocka_unit_test_setup(completion_gap_around_stall_limit, without_op_details),
+		cmocka_unit_test_setup(counter_reset_on_busy_device_is_no_alarm, without_op_details),
+		cmocka_unit_test_setup(counter_reset_restarts_the_window, without_op_details),
+		cmocka_unit_test_setup(op_layout_change_is_a_reset, without_op_details),
+		cmocka_unit_test_setup(time_going_back_is_a_reset, without_op_details),
+		cmocka_unit_test_setup(flat_busy_is_a_stall_not_a_livelock, without_op_details),
+		cmocka_unit_test_setup(busy_burst_then_quiet_is_no_livelock, without_op_details),
+		cmocka_unit_test_setup(spin_after_stall_gets_a_full_window, without_op_details),
+		cmocka_unit_test_setup(max_flat_tracks_the_longest_stretch, without_op_details),
+		cmocka_unit_test_setup(follow_off_first_idle_is_drained, without_op_details),
+		cmocka_unit_test_setup(follow_idle_first_sample_does_not_end, without_op_details),
+		cmocka_unit_test_setup(follow_progress_and_idle_gaps_never_decide, without_op_details),
+		cmocka_unit_test_setup(follow_livelock_after_idle_gap, without_op_details),
+		cmocka_unit_test_setup(follow_idle_restarts_the_livelock_window, without_op_details),
+		cmocka_unit_test_setup(follow_idle_gaps_inside_spins_never_fire, without_op_details),
+		cmocka_unit_test_setup(follow_idle_restarts_the_stall_window, without_op_details),
+		cmocka_unit_test_setup(follow_counter_reset_while_idle, without_op_details),
+		cmocka_unit_test_setup(default_config, without_op_details),
+		cmocka_unit_test_setup(drained_report_covers_the_whole_watch, without_op_details),
+		cmocka_unit_test_setup(phase_names, without_op_details),
+		cmocka_unit_test_setup(idle_phase_name, without_op_details),
+		cmocka_unit_test_setup(drains_when_in_flight_reaches_zero, with_op_details),
+		cmocka_unit_test_setup(drained_from_the_first_sample, with_op_details),
+		cmocka_unit_test_setup(drained_wins_over_rising_busy, with_op_details),
+		cmocka_unit_test_setup(detects_discard_livelock_after_stall, with_op_details),
+		cmocka_unit_test_setup(livelock_from_the_first_sample, with_op_details),
+		cmocka_unit_test_setup(names_every_stuck_op_in_kernel_order, with_op_details),
+		cmocka_unit_test_setup(names_an_unknown_op, with_op_details),
+		cmocka_unit_test_setup(verdict_is_sticky, with_op_details),
+		cmocka_unit_test_setup(latency_runs_from_the_last_completion, with_op_details),
+		cmocka_unit_test_setup(slow_progress_never_fires, with_op_details),
+		cmocka_unit_test_setup(completion_gap_around_stall_limit, with_op_details),
+		cmocka_unit_test_setup(counter_reset_on_busy_device_is_no_alarm, with_op_details),
+		cmocka_unit_test_setup(counter_reset_restarts_the_window, with_op_details),
+		cmocka_unit_test_setup(op_layout_change_is_a_reset, with_op_details),
+		cmocka_unit_test_setup(time_going_back_is_a_reset, with_op_details),
+		cmocka_unit_test_setup(flat_busy_is_a_stall_not_a_livelock, with_op_details),
+		cmocka_unit_test_setup(busy_burst_then_quiet_is_no_livelock, with_op_details),
+		cmocka_unit_test_setup(spin_after_stall_gets_a_full_window, with_op_details),
+		cmocka_unit_test_setup(max_flat_tracks_the_longest_stretch, with_op_details),
+		cmocka_unit_test_setup(follow_off_first_idle_is_drained, with_op_details),
+		cmocka_unit_test_setup(follow_idle_first_sample_does_not_end, with_op_details),
+		cmocka_unit_test_setup(follow_progress_and_idle_gaps_never_decide, with_op_details),
+		cmocka_unit_test_setup(follow_livelock_after_idle_gap, with_op_details),
+		cmocka_unit_test_setup(follow_idle_restarts_the_livelock_window, with_op_details),
+		cmocka_unit_test_setup(follow_idle_gaps_inside_spins_never_fire, with_op_details),
+		cmocka_unit_test_setup(follow_idle_restarts_the_stall_window, with_op_details),
+		cmocka_unit_test_setup(follow_counter_reset_while_idle, with_op_details),
+		cmocka_unit_test_setup(drained_report_covers_the_whole_watch, with_op_details),
+		cmocka_unit_test_setup(per_op_finds_a_discard_livelock_under_reads_and_writes, with_op_details),
+		cmocka_unit_test_setup(per_op_slow_progress_never_fires, with_op_details),
+		cmocka_unit_test_setup(per_op_window_starts_when_the_op_starts_spinning, with_op_details),
+		cmocka_unit_test_setup(per_op_names_every_spinning_op, with_op_details),
+		cmocka_unit_test_setup(per_op_busy_pause_restarts_its_window, with_op_details),
+		cmocka_unit_test_setup(per_op_busy_since_completion_drop_is_a_reset, with_op_details),
+		cmocka_unit_test_setup(totals_rule_cannot_see_it_on_an_old_line, without_op_details),
 	};
 
 	return cmocka_run_group_tests_name("rq_watch", tests, NULL, NULL);

@@ -1,13 +1,18 @@
 # rqpath: see README.md.
 #
-#   make matrix   the main job: install what is missing, build every stage,
-#                 boot each, run every scenario, print the stage-by-scenario
-#                 matrix and write out/matrix.json
+#   make matrix   the main job: install what is missing, build every stage
+#                 of every tree, boot each, run every scenario, print the
+#                 matrix and write out/matrix.json and out/report.html
 #   make check    the tests: host tests, userspace unit tests, then the
-#                 matrix, which must come out as every scenario expects
+#                 matrix (6.1 in full, the other trees' declared subset, one
+#                 debug kernel), which must come out as every scenario
+#                 expects; BLKTESTS=DIR also runs the blktests export
+#                 (.ci/run passes the pinned copy when it is there)
+#   make debug    every scenario on the debug kernels (KASAN, lockdep,
+#                 kmemleak) of every stage
 #   make bench    the figures in README.md (repeated boots; slow)
 
-.PHONY: all check matrix bench userspace clean
+.PHONY: all check matrix debug bench userspace clean
 
 all: userspace
 
@@ -15,11 +20,15 @@ userspace:
 	$(MAKE) -C userspace
 
 check:
-	tests/check
+	tests/check $(if $(BLKTESTS),--blktests $(BLKTESTS))
 
 matrix:
 	tests/setup
 	tests/run
+
+debug:
+	tests/setup
+	tests/run --debug
 
 bench:
 	tests/setup

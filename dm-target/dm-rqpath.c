@@ -16,13 +16,11 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #define DM_MSG_PREFIX "rqpath"
 
 #define RQPATH_MAX_PATHS 32
-#define RQPATH_DRAIN_TIMEOUT (5 * HZ)
 
 enum rqpath_op {
 	RQPATH_OP_READ,
@@ -49,6 +47,10 @@ struct rqpath_op_stats {
 	atomic64_t busy;
 	atomic64_t completed;
 	atomic64_t errors;
+	/* blk_insert_cloned_request() said no for good, the clone never started */
+	atomic64_t refused;
+	/* busy hand-backs since this op's last completion: a stuck op shows */
+	atomic64_t busy_since_completion;
 };
 
 struct rqpath;
@@ -83,10 +85,6 @@ struct rqpath {
 	atomic64_t no_clone_requeues;
 	struct rqpath_op_stats ops[RQPATH_NR_OPS];
 
-	/* Requests requeued for want of a path and not mapped since. */
-	atomic_t nr_waiting;
-	wait_queue_head_t waiting_drained;
-
 	struct work_struct trigger_event;
 
 	unsigned int nr_paths;
@@ -103,7 +101,7 @@ struct rqpath_io {
 	u64 owner;			/* id of the instance that counted it */
 	struct rqpath_path *path;	/* path of the current clone, if any */
 	enum rqpath_op op;
-	bool waiting;			/* counted in the owner's nr_waiting */
+	unsigned int bytes;		/* of the original, when it was mapped */
 };
 
 static atomic64_t rqpath_instance_seq = ATOMIC64_INIT(0);
@@ -124,11 +122,6 @@ static enum rqpath_op rqpath_op_of(struct request *rq)
 	default:
 		return RQPATH_OP_OTHER;
 	}
-}
-
-static unsigned long long rqpath_counter(atomic64_t *counter)
-{
-	return (unsigned long long)atomic64_read(counter);
 }
 
 static void rqpath_trigger_event(struct work_struct *work)
@@ -203,7 +196,7 @@ static struct rqpath_path *rqpath_choose_path(struct rqpath *rp,
 	return path;
 }
 
-/* May be called from completion (softirq) context. */
+/* May be called from completion context, hard or soft interrupt. */
 static void rqpath_fail_path(struct rqpath *rp, struct rqpath_path *path)
 {
 	unsigned long flags;
@@ -223,7 +216,7 @@ static void rqpath_fail_path(struct rqpath *rp, struct rqpath_path *path)
 
 	DMWARN("%s: Failing path %s.",
 	       dm_table_device_name(rp->ti->table), path->dev->name);
-	/* dm_table_event() sleeps; this may be softirq context. */
+	/* dm_table_event() sleeps; this may be interrupt context. */
 	schedule_work(&rp->trigger_event);
 }
 
@@ -365,7 +358,7 @@ static int rqpath_parse_features(struct dm_target *ti, struct rqpath *rp,
 
 	while (argc--) {
 		feature = dm_shift_arg(as);
-		if (!strcmp(feature, "queue_if_no_path")) {
+		if (!strcasecmp(feature, "queue_if_no_path")) {
 			rp->queue_if_no_path = true;
 			continue;
 		}
@@ -404,7 +397,6 @@ static int rqpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	rp->id = atomic64_inc_return(&rqpath_instance_seq);
 	spin_lock_init(&rp->lock);
 	INIT_WORK(&rp->trigger_event, rqpath_trigger_event);
-	init_waitqueue_head(&rp->waiting_drained);
 
 	for (i = 0; i < nr_paths; i++) {
 		r = rqpath_parse_path(ti, rp, &as);
@@ -462,15 +454,11 @@ static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
 
 	if (io->owner != rp->id) {
 		io->owner = rp->id;
-		io->waiting = false;
 		atomic64_inc(&rp->in_flight);
-	} else if (io->waiting) {
-		io->waiting = false;
-		if (atomic_dec_and_test(&rp->nr_waiting))
-			wake_up(&rp->waiting_drained);
 	}
 	io->path = NULL;
 	io->op = rqpath_op_of(rq);
+	io->bytes = blk_rq_bytes(rq);
 
 	path = rqpath_choose_path(rp, &must_fail);
 	if (!path) {
@@ -479,8 +467,6 @@ static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
 			return DM_MAPIO_KILL;
 		}
 		/* Retry slowly instead of spinning; a reinstate kicks us. */
-		io->waiting = true;
-		atomic_inc(&rp->nr_waiting);
 		atomic64_inc(&rp->no_path_requeues);
 		return DM_MAPIO_DELAY_REQUEUE;
 	}
@@ -491,11 +477,13 @@ static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
 	if (IS_ERR(clone)) {
 		atomic64_inc(&rp->no_clone_requeues);
 		/*
-		 * A dying path (its device was deleted) will never give us a
-		 * request: fail it, as a path error would, and retry on the
-		 * slow timer, which round-robin sends to another path.
+		 * A path whose disk is going away will never give us a request:
+		 * fail it, as a path error would, and retry on the slow timer,
+		 * which round-robin sends to another path.  SCSI deletes the
+		 * disk (del_gendisk(): no longer live, queue frozen) well
+		 * before it tears the queue down (dying).
 		 */
-		if (blk_queue_dying(q)) {
+		if (blk_queue_dying(q) || !disk_live(path->dev->bdev->bd_disk)) {
 			rqpath_fail_path(rp, path);
 			return DM_MAPIO_DELAY_REQUEUE;
 		}
@@ -525,18 +513,64 @@ static void rqpath_release_clone(struct request *clone,
 {
 	/*
 	 * A map context means dm core is still in the map path and hands the
-	 * clone back unsent: the path refused it as busy (or, rarely, dm core
-	 * could not prepare it).  The original is requeued and mapped again.
+	 * clone back unsent, and the original is requeued and mapped again:
+	 * either blk_insert_cloned_request() answered busy, or dm core could
+	 * not attach the original's bios to the clone (-ENOMEM).  Only a
+	 * prepared clone carries the original's length, so that tells them
+	 * apart (a flush has no length, and no bios to fail on).
 	 */
 	if (map_context) {
 		struct rqpath_io *io = map_context->ptr;
 		struct rqpath *rp = io->path->rp;
 
-		atomic64_inc(&rp->ops[io->op].busy);
-		atomic64_inc(&rp->busy_since_completion);
+		if (blk_rq_bytes(clone) == io->bytes) {
+			atomic64_inc(&rp->ops[io->op].busy);
+			atomic64_inc(&rp->ops[io->op].busy_since_completion);
+			atomic64_inc(&rp->busy_since_completion);
+		} else {
+			atomic64_inc(&rp->no_clone_requeues);
+		}
 	}
 
 	blk_mq_free_request(clone);
+}
+
+/*
+ * Whether blk_insert_cloned_request() refused the clone before handing it
+ * to the path's driver: it exceeds the path's limits (which may have shrunk
+ * since the table was loaded), or the path no longer does the operation.
+ * The path is fine; only this request cannot go there.  An unstarted clone
+ * that failed for another reason (an offline SCSI device fails it in
+ * ->queue_rq() before starting it) is a path error as usual.
+ */
+static bool rqpath_clone_refused(struct request *clone, blk_status_t error)
+{
+	const struct queue_limits *lim = &clone->q->limits;
+	unsigned int max_sectors, max_segments;
+
+	if (blk_mq_request_started(clone))
+		return false;
+	if (error == BLK_STS_NOTSUPP)
+		return true;
+
+	/* The limits blk_insert_cloned_request() checks (block/blk.h). */
+	switch (req_op(clone)) {
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+		max_sectors = lim->max_discard_sectors;
+		max_segments = lim->max_discard_segments;
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		max_sectors = lim->max_write_zeroes_sectors;
+		max_segments = lim->max_segments;
+		break;
+	default:
+		max_sectors = lim->max_sectors;
+		max_segments = lim->max_segments;
+		break;
+	}
+	return blk_rq_sectors(clone) > max_sectors ||
+	       clone->nr_phys_segments > max_segments;
 }
 
 static int rqpath_end_io(struct dm_target *ti, struct request *clone,
@@ -544,12 +578,20 @@ static int rqpath_end_io(struct dm_target *ti, struct request *clone,
 {
 	struct rqpath *rp = ti->private;
 	struct rqpath_io *io = map_context->ptr;
+	struct rqpath_op_stats *stats = &rp->ops[io->op];
 	int r = DM_ENDIO_DONE;
 
+	if (error && rqpath_clone_refused(clone, error)) {
+		atomic64_inc(&stats->refused);
+		rqpath_io_finished(rp, io);
+		return DM_ENDIO_DONE;
+	}
+
 	atomic64_set(&rp->busy_since_completion, 0);
-	atomic64_inc(&rp->ops[io->op].completed);
+	atomic64_set(&stats->busy_since_completion, 0);
+	atomic64_inc(&stats->completed);
 	if (error)
-		atomic64_inc(&rp->ops[io->op].errors);
+		atomic64_inc(&stats->errors);
 
 	/*
 	 * The clone has no bios left to resubmit (see dm-rq.c end_clone_bio),
@@ -578,12 +620,14 @@ static int rqpath_end_io(struct dm_target *ti, struct request *clone,
 /*
  * A suspend with flush must not leave I/O waiting for a path, so queueing
  * is off until resume; a noflush suspend keeps queueing (see
- * rqpath_queueing()).
- *
- * Requests already waiting are not in flight as far as dm core's suspend is
- * concerned: it would complete around them, and whether they were failed
- * or still waited after resume would depend on whether they were mapped
- * again before dm core quiesced the queue.  Map them now, which fails them.
+ * rqpath_queueing()).  Requests already waiting for a path sit on the
+ * requeue list, where dm core's suspend does not count them: kick them, so
+ * that they are mapped again now and fail.  As in dm-mpath, nothing waits
+ * for that here: a request that dm core's suspend stops before it is mapped
+ * again stays queued over the suspend and is mapped after resume (and waits
+ * again if queueing is still on then).  Waiting here would sleep under the
+ * suspend lock, and a request at the head of the queue that is handed back
+ * busy for ever (ffe81d45322c) would hold the waiters off anyway.
  */
 static void rqpath_presuspend(struct dm_target *ti)
 {
@@ -598,12 +642,6 @@ static void rqpath_presuspend(struct dm_target *ti)
 	spin_unlock_irqrestore(&rp->lock, flags);
 
 	rqpath_kick_queue(rp);
-	if (!wait_event_timeout(rp->waiting_drained,
-				!atomic_read(&rp->nr_waiting),
-				RQPATH_DRAIN_TIMEOUT))
-		DMWARN("%s: %d requests still wait for a path",
-		       dm_table_device_name(ti->table),
-		       atomic_read(&rp->nr_waiting));
 }
 
 static void rqpath_resume_queueing(struct dm_target *ti)
@@ -642,6 +680,8 @@ static void rqpath_reset_counters(struct rqpath *rp)
 		atomic64_set(&rp->ops[i].busy, 0);
 		atomic64_set(&rp->ops[i].completed, 0);
 		atomic64_set(&rp->ops[i].errors, 0);
+		atomic64_set(&rp->ops[i].refused, 0);
+		atomic64_set(&rp->ops[i].busy_since_completion, 0);
 	}
 	for (i = 0; i < rp->nr_paths; i++) {
 		atomic64_set(&rp->paths[i].fail_count, 0);
@@ -670,75 +710,96 @@ static int rqpath_parse_dev(const char *name, dev_t *devt)
 	return lookup_bdev(name, devt);
 }
 
-static int rqpath_path_message(struct dm_target *ti, struct rqpath *rp,
-			       const char *cmd, const char *name)
+/* A path named in a message, by major:minor or node; NULL if it is none. */
+static struct rqpath_path *rqpath_message_path(struct dm_target *ti,
+					       struct rqpath *rp,
+					       const char *cmd,
+					       const char *name)
 {
-	struct rqpath_path *path = NULL;
 	unsigned int i;
 	dev_t devt;
 
 	if (rqpath_parse_dev(name, &devt)) {
 		DMWARN("%s: %s: cannot get device %s",
 		       dm_table_device_name(ti->table), cmd, name);
-		return -EINVAL;
+		return NULL;
 	}
-	for (i = 0; i < rp->nr_paths; i++) {
-		if (rp->paths[i].dev->bdev->bd_dev == devt) {
-			path = &rp->paths[i];
-			break;
-		}
-	}
+	for (i = 0; i < rp->nr_paths; i++)
+		if (rp->paths[i].dev->bdev->bd_dev == devt)
+			return &rp->paths[i];
 
-	if (!path) {
-		DMWARN("%s: %s: %s is not a path of this target",
-		       dm_table_device_name(ti->table), cmd, name);
-		return -EINVAL;
-	}
-
-	if (!strcmp(cmd, "fail_path"))
-		rqpath_fail_path(rp, path);
-	else
-		rqpath_reinstate_path(rp, path);
-
-	return 0;
+	DMWARN("%s: %s: %s is not a path of this target",
+	       dm_table_device_name(ti->table), cmd, name);
+	return NULL;
 }
+
+enum rqpath_msg {
+	RQPATH_MSG_FAIL_PATH,
+	RQPATH_MSG_REINSTATE_PATH,
+	RQPATH_MSG_QUEUE_IF_NO_PATH,
+	RQPATH_MSG_FAIL_IF_NO_PATH,
+	RQPATH_MSG_RESET_COUNTERS,
+};
+
+static const struct {
+	const char *name;
+	unsigned int nr_args;		/* after the name: a path, or none */
+} rqpath_msgs[] = {
+	[RQPATH_MSG_FAIL_PATH]		= { "fail_path", 1 },
+	[RQPATH_MSG_REINSTATE_PATH]	= { "reinstate_path", 1 },
+	[RQPATH_MSG_QUEUE_IF_NO_PATH]	= { "queue_if_no_path", 0 },
+	[RQPATH_MSG_FAIL_IF_NO_PATH]	= { "fail_if_no_path", 0 },
+	[RQPATH_MSG_RESET_COUNTERS]	= { "reset_counters", 0 },
+};
 
 static int rqpath_message(struct dm_target *ti, unsigned int argc, char **argv,
 			  char *result, unsigned int maxlen)
 {
 	struct rqpath *rp = ti->private;
-	const char *cmd = argv[0];
+	struct rqpath_path *path = NULL;
+	unsigned int msg;
 
-	if (!strcmp(cmd, "fail_path") ||
-	    !strcmp(cmd, "reinstate_path")) {
-		if (argc != 2) {
-			DMWARN("%s: %s needs exactly one device argument, got %u",
-			       dm_table_device_name(ti->table), cmd, argc - 1);
-			return -EINVAL;
-		}
-		return rqpath_path_message(ti, rp, cmd, argv[1]);
-	}
+	/* As dm-mpath: a suspended device's paths and queueing stay put. */
+	if (dm_suspended(ti))
+		return -EBUSY;
 
-	if (strcmp(cmd, "queue_if_no_path") &&
-	    strcmp(cmd, "fail_if_no_path") &&
-	    strcmp(cmd, "reset_counters")) {
+	for (msg = 0; msg < ARRAY_SIZE(rqpath_msgs); msg++)
+		if (!strcasecmp(argv[0], rqpath_msgs[msg].name))
+			break;
+	if (msg == ARRAY_SIZE(rqpath_msgs)) {
 		DMWARN("%s: unrecognised message %s",
-		       dm_table_device_name(ti->table), cmd);
+		       dm_table_device_name(ti->table), argv[0]);
 		return -EINVAL;
 	}
-
-	if (argc != 1) {
-		DMWARN("%s: %s takes no arguments, got %u",
-		       dm_table_device_name(ti->table), cmd, argc - 1);
+	if (argc - 1 != rqpath_msgs[msg].nr_args) {
+		DMWARN("%s: %s takes %u argument(s), got %u",
+		       dm_table_device_name(ti->table), argv[0],
+		       rqpath_msgs[msg].nr_args, argc - 1);
 		return -EINVAL;
 	}
+	if (rqpath_msgs[msg].nr_args) {
+		path = rqpath_message_path(ti, rp, argv[0], argv[1]);
+		if (!path)
+			return -EINVAL;
+	}
 
-	if (!strcmp(cmd, "queue_if_no_path"))
+	switch (msg) {
+	case RQPATH_MSG_FAIL_PATH:
+		rqpath_fail_path(rp, path);
+		break;
+	case RQPATH_MSG_REINSTATE_PATH:
+		rqpath_reinstate_path(rp, path);
+		break;
+	case RQPATH_MSG_QUEUE_IF_NO_PATH:
 		rqpath_set_queue_if_no_path(rp, true);
-	else if (!strcmp(cmd, "fail_if_no_path"))
+		break;
+	case RQPATH_MSG_FAIL_IF_NO_PATH:
 		rqpath_set_queue_if_no_path(rp, false);
-	else
+		break;
+	case RQPATH_MSG_RESET_COUNTERS:
 		rqpath_reset_counters(rp);
+		break;
+	}
 
 	return 0;
 }
@@ -766,22 +827,28 @@ static void rqpath_status(struct dm_target *ti, status_type_t type,
 	case STATUSTYPE_INFO:
 		DMEMIT("%u", rp->nr_paths);
 		for (i = 0; i < rp->nr_paths; i++)
-			DMEMIT(" %s %c %llu %llu", rp->paths[i].dev->name,
+			DMEMIT(" %s %c %lld %lld", rp->paths[i].dev->name,
 			       active[i] ? 'A' : 'F',
-			       rqpath_counter(&rp->paths[i].fail_count),
-			       rqpath_counter(&rp->paths[i].dispatched));
-		DMEMIT(" %u %lld %llu %llu %llu %u", queueing ? 1 : 0,
-		       (long long)atomic64_read(&rp->in_flight),
-		       rqpath_counter(&rp->busy_since_completion),
-		       rqpath_counter(&rp->no_path_requeues),
-		       rqpath_counter(&rp->no_clone_requeues),
+			       atomic64_read(&rp->paths[i].fail_count),
+			       atomic64_read(&rp->paths[i].dispatched));
+		DMEMIT(" %u %lld %lld %lld %lld %u", queueing ? 1 : 0,
+		       atomic64_read(&rp->in_flight),
+		       atomic64_read(&rp->busy_since_completion),
+		       atomic64_read(&rp->no_path_requeues),
+		       atomic64_read(&rp->no_clone_requeues),
 		       RQPATH_NR_OPS);
 		for (i = 0; i < RQPATH_NR_OPS; i++)
-			DMEMIT(" %s %llu %llu %llu %llu", rqpath_op_names[i],
-			       rqpath_counter(&rp->ops[i].mapped),
-			       rqpath_counter(&rp->ops[i].busy),
-			       rqpath_counter(&rp->ops[i].completed),
-			       rqpath_counter(&rp->ops[i].errors));
+			DMEMIT(" %s %lld %lld %lld %lld", rqpath_op_names[i],
+			       atomic64_read(&rp->ops[i].mapped),
+			       atomic64_read(&rp->ops[i].busy),
+			       atomic64_read(&rp->ops[i].completed),
+			       atomic64_read(&rp->ops[i].errors));
+		/* Added in 1.1: a trailing group, so that old parsers still work. */
+		DMEMIT(" %u", RQPATH_NR_OPS);
+		for (i = 0; i < RQPATH_NR_OPS; i++)
+			DMEMIT(" %s %lld %lld", rqpath_op_names[i],
+			       atomic64_read(&rp->ops[i].refused),
+			       atomic64_read(&rp->ops[i].busy_since_completion));
 		break;
 
 	case STATUSTYPE_TABLE:
@@ -823,12 +890,43 @@ static int rqpath_iterate_devices(struct dm_target *ti,
 }
 
 /*
+ * ioctls (SG_IO, persistent reservations, ...) go to one active path, the
+ * first in table order, as dm-mpath sends them to its current path.  With
+ * no active path they fail, or, while queueing, dm core retries them.
+ */
+static int rqpath_prepare_ioctl(struct dm_target *ti,
+				struct block_device **bdev)
+{
+	struct rqpath *rp = ti->private;
+	unsigned long flags;
+	unsigned int i;
+	int r = -EIO;
+
+	spin_lock_irqsave(&rp->lock, flags);
+	for (i = 0; i < rp->nr_paths; i++) {
+		if (rp->paths[i].active) {
+			*bdev = rp->paths[i].dev->bdev;
+			r = 0;
+			break;
+		}
+	}
+	if (r && rqpath_queueing(rp))
+		r = -ENOTCONN;
+	spin_unlock_irqrestore(&rp->lock, flags);
+
+	/* A device that is only part of the path: no pass-through. */
+	if (!r && ti->len != bdev_nr_sectors(*bdev))
+		return 1;
+	return r;
+}
+
+/*
  * No .busy hook on purpose: dm core must hand every request to us so that
  * each clone goes through blk_insert_cloned_request().
  */
 static struct target_type rqpath_target = {
 	.name = "rqpath",
-	.version = {1, 0, 0},
+	.version = {1, 1, 0},
 	.features = DM_TARGET_SINGLETON | DM_TARGET_IMMUTABLE,
 	.module = THIS_MODULE,
 	.ctr = rqpath_ctr,
@@ -841,6 +939,7 @@ static struct target_type rqpath_target = {
 	.resume = rqpath_resume_queueing,
 	.status = rqpath_status,
 	.message = rqpath_message,
+	.prepare_ioctl = rqpath_prepare_ioctl,
 	.iterate_devices = rqpath_iterate_devices,
 };
 
@@ -864,4 +963,5 @@ module_init(dm_rqpath_init);
 module_exit(dm_rqpath_exit);
 
 MODULE_DESCRIPTION(DM_NAME " request-based round-robin path test target");
+MODULE_AUTHOR("rqpath developers");
 MODULE_LICENSE("GPL");

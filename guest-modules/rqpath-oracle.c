@@ -28,6 +28,13 @@
  * merge, finds the request whose position or size changed.  Both run with
  * the list stable: under ctx->lock, or on the current task's own plug.
  *
+ * It also counts, per disk, the chances the bug needs, whatever a stage then
+ * does with them, from three block tracepoints (found by name: they are not
+ * exported): requests handed back by their driver (block_rq_requeue), and
+ * bios submitted that end exactly where such a request starts while it has
+ * not completed yet (block_bio_queue against block_rq_complete): the bios a
+ * kernel with 6ce3dd6eec's bug could front-merge into it.
+ *
  * The report is in debugfs, rqpath-oracle/report; writing anything to
  * rqpath-oracle/reset zeroes it.  A missed kretprobe instance means a merge
  * may have gone unseen; the report says so and the tests treat it as an
@@ -43,6 +50,8 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
 
 /* blk_bio_list_merge() looks at 8 requests; a plug list is bounded too. */
 #define ORACLE_MAX_CANDIDATES	16
@@ -84,6 +93,28 @@ static atomic64_t oracle_unattributed;
 static DEFINE_SPINLOCK(oracle_lock);
 static unsigned int oracle_nr_records;		/* protected by oracle_lock */
 static struct oracle_record oracle_records[ORACLE_MAX_RECORDS];
+
+/* Requests handed back and not completed since: where a bio could merge. */
+#define ORACLE_MAX_WAITING	64
+#define ORACLE_MAX_DISKS	8
+
+struct oracle_waiting {
+	struct request *rq;
+	struct gendisk *disk;
+	sector_t sector;
+};
+
+struct oracle_disk {
+	char name[DISK_NAME_LEN];
+	struct gendisk *disk;
+	u64 requeues;
+	u64 merge_candidates;
+};
+
+/* Protected by oracle_lock, like the records. */
+static struct oracle_waiting oracle_waiting[ORACLE_MAX_WAITING];
+static unsigned int oracle_next_waiting;
+static struct oracle_disk oracle_disks[ORACLE_MAX_DISKS];
 
 static void oracle_take(struct oracle_snapshot *snap, struct request *rq)
 {
@@ -207,6 +238,107 @@ static int oracle_plug_return(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* Called with oracle_lock held. */
+static struct oracle_disk *oracle_disk_of(struct gendisk *disk)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORACLE_MAX_DISKS; i++) {
+		struct oracle_disk *d = &oracle_disks[i];
+
+		if (d->disk == disk)
+			return d;
+		if (!d->disk) {
+			d->disk = disk;
+			strscpy(d->name, disk->disk_name, sizeof(d->name));
+			return d;
+		}
+	}
+	return NULL;
+}
+
+static void oracle_requeue(void *unused, struct request *rq)
+{
+	struct gendisk *disk = rq->q->disk;
+	struct oracle_disk *d;
+	unsigned long flags;
+	unsigned int i, slot;
+
+	if (!disk)
+		return;
+	spin_lock_irqsave(&oracle_lock, flags);
+	d = oracle_disk_of(disk);
+	if (d)
+		d->requeues++;
+	slot = oracle_next_waiting;
+	for (i = 0; i < ORACLE_MAX_WAITING; i++) {
+		if (oracle_waiting[i].rq == rq) {
+			slot = i;
+			break;
+		}
+	}
+	if (slot == oracle_next_waiting)
+		oracle_next_waiting = (oracle_next_waiting + 1) % ORACLE_MAX_WAITING;
+	oracle_waiting[slot].rq = rq;
+	oracle_waiting[slot].disk = disk;
+	oracle_waiting[slot].sector = blk_rq_pos(rq);
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+static void oracle_complete(void *unused, struct request *rq,
+			    blk_status_t error, unsigned int nr_bytes)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	for (i = 0; i < ORACLE_MAX_WAITING; i++)
+		if (oracle_waiting[i].rq == rq)
+			oracle_waiting[i].rq = NULL;
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+static void oracle_bio_queue(void *unused, struct bio *bio)
+{
+	struct gendisk *disk = bio->bi_bdev->bd_disk;
+	sector_t end = bio_end_sector(bio);
+	struct oracle_disk *d;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	for (i = 0; i < ORACLE_MAX_WAITING; i++) {
+		struct oracle_waiting *w = &oracle_waiting[i];
+
+		if (w->rq && w->disk == disk && w->sector == end) {
+			d = oracle_disk_of(disk);
+			if (d)
+				d->merge_candidates++;
+			break;
+		}
+	}
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+static struct {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+} oracle_tracepoints[] = {
+	{ "block_rq_requeue", oracle_requeue },
+	{ "block_rq_complete", oracle_complete },
+	{ "block_bio_queue", oracle_bio_queue },
+};
+
+static void oracle_find_tracepoint(struct tracepoint *tp, void *unused)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(oracle_tracepoints); i++)
+		if (!strcmp(tp->name, oracle_tracepoints[i].name))
+			oracle_tracepoints[i].tp = tp;
+}
+
 static struct kretprobe oracle_probes[] = {
 	{
 		.kp.symbol_name = "blk_bio_list_merge",
@@ -244,6 +376,10 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 	seq_printf(m, "missed_probes %d\n", missed);
 
 	spin_lock_irqsave(&oracle_lock, flags);
+	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
+		seq_printf(m, "disk %s requeues %llu merge_candidates %llu\n",
+			   oracle_disks[i].name, oracle_disks[i].requeues,
+			   oracle_disks[i].merge_candidates);
 	n = oracle_nr_records;
 	for (i = 0; i < n; i++) {
 		struct oracle_record *r = &oracle_records[i];
@@ -275,6 +411,8 @@ static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	oracle_nr_records = 0;
+	memset(oracle_waiting, 0, sizeof(oracle_waiting));
+	memset(oracle_disks, 0, sizeof(oracle_disks));
 	spin_unlock_irqrestore(&oracle_lock, flags);
 
 	return count;
@@ -288,10 +426,44 @@ static const struct file_operations oracle_reset_fops = {
 
 static struct dentry *oracle_dir;
 
+static void oracle_unregister_tracepoints(unsigned int n)
+{
+	while (n--)
+		tracepoint_probe_unregister(oracle_tracepoints[n].tp,
+					    oracle_tracepoints[n].probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+static int oracle_register_tracepoints(void)
+{
+	unsigned int i;
+	int r;
+
+	for_each_kernel_tracepoint(oracle_find_tracepoint, NULL);
+	for (i = 0; i < ARRAY_SIZE(oracle_tracepoints); i++) {
+		r = -ENOENT;
+		if (oracle_tracepoints[i].tp)
+			r = tracepoint_probe_register(oracle_tracepoints[i].tp,
+						      oracle_tracepoints[i].probe,
+						      NULL);
+		if (r) {
+			pr_err("rqpath-oracle: cannot probe tracepoint %s: %d\n",
+			       oracle_tracepoints[i].name, r);
+			oracle_unregister_tracepoints(i);
+			return r;
+		}
+	}
+	return 0;
+}
+
 static int __init rqpath_oracle_init(void)
 {
 	unsigned int i;
 	int r;
+
+	r = oracle_register_tracepoints();
+	if (r)
+		return r;
 
 	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++) {
 		r = register_kretprobe(&oracle_probes[i]);
@@ -312,6 +484,7 @@ static int __init rqpath_oracle_init(void)
 bad:
 	while (i--)
 		unregister_kretprobe(&oracle_probes[i]);
+	oracle_unregister_tracepoints(ARRAY_SIZE(oracle_tracepoints));
 	return r;
 }
 
@@ -322,6 +495,7 @@ static void __exit rqpath_oracle_exit(void)
 	debugfs_remove_recursive(oracle_dir);
 	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
 		unregister_kretprobe(&oracle_probes[i]);
+	oracle_unregister_tracepoints(ARRAY_SIZE(oracle_tracepoints));
 }
 
 module_init(rqpath_oracle_init);

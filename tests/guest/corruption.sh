@@ -1,8 +1,20 @@
 # shellcheck shell=sh
-# The targeted reproducer of the 6ce3dd6eec corruption, shared by the
-# corruption scenarios.  See tests/README.md, "How the corruption is
-# targeted", for why these parameters keep a prepared request in the
-# software queue long enough for a bio to be front-merged into it.
+# The corruption scenarios (6ce3dd6eec): the targeted reproducer and the ext4
+# workloads.  See tests/README.md, "How the corruption is targeted", for why
+# these parameters keep a prepared request in the software queue long enough
+# for a bio to be front-merged into it.
+#
+# Trigger evidence (details.trigger, family "corruption"), from the merge
+# oracle's counts for the disk under test (it keeps them from the block
+# tracepoints as they fire) and the workload's own; a clean or violated
+# verdict without it is an error, on every stage:
+#   busy_requeues     requests the driver handed back (block_rq_requeue)
+#   merge_candidates  bios submitted right in front of (ending where it
+#                     starts) a request that was handed back and had not
+#                     completed yet: the chance the bug needs, whatever the
+#                     stage then does with it
+#   merges            front and back merges the oracle saw
+#   blocks_verified   blocks written and read back by the workload
 
 # scsi_debug, one host, one LUN, one hardware queue:
 #   opts=0x8000 every_nth=50  every 50th command, queuecommand() returns
@@ -20,6 +32,18 @@ RQ_BUSY_DISK_PARAMS="dev_size_mb=64 statistics=1 opts=0x8000 every_nth=50 ndelay
 # block submitted just before.
 RQ_TARGETED_ARGS="--bs 4k --size 8m --order interleave --stride 2 --window 16 --batch 8 --qd 32 --prefill --passes 16 --time 90 --cpu 1"
 
+# Traced only to explain bad blocks (rq_trace_evidence).
+RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete block_bio_frontmerge"
+
+# Minimum trigger counts.  Measured on every stage (tests/bench --only
+# evidence), with a wide margin: a run below them did not exercise the bug's
+# preconditions, whatever its data says.
+RQ_MIN_TARGETED="busy_requeues=20 merge_candidates=5 blocks_verified=30000"
+# shellcheck disable=SC2034 # used by the scenarios
+RQ_MIN_EXT4="busy_requeues=5 merge_candidates=1 blocks_verified=3000"
+# shellcheck disable=SC2034 # used by the scenarios
+RQ_MIN_SATA="busy_requeues=5 merge_candidates=1 blocks_verified=3000"
+
 # shellcheck disable=SC2120 # extra scsi_debug parameters are optional
 rq_busy_disk_load() {
 	# shellcheck disable=SC2086
@@ -36,11 +60,31 @@ rq_busy_disk() {
 	echo "$disk"
 }
 
-RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_insert block_rq_complete block_bio_frontmerge block_bio_backmerge"
+# rq_corruption_trigger DEV BLOCKS_VERIFIED MINIMA: the trigger evidence of
+# one run (see the top of this file), from the oracle's counts for DEV's
+# disk, which it keeps from the block tracepoints as they fire.
+rq_corruption_trigger() {
+	disk=${1##*/} verified=$2 minima=$3
+	rq_oracle_read
+	requeues=$(awk -v d="$disk" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
+	candidates=$(awk -v d="$disk" '$1 == "disk" && $2 == d { print $6 }' /tmp/rq-oracle.txt)
+	merges=$(awk '$1 == "front_merges" || $1 == "back_merges" { n += $2 } END { print n + 0 }' /tmp/rq-oracle.txt)
+	for kv in $minima; do
+		name=${kv%%=*} min=${kv#*=}
+		case $name in
+		busy_requeues) n=$requeues ;;
+		merge_candidates) n=$candidates ;;
+		blocks_verified) n=$verified ;;
+		esac
+		rq_trigger corruption "$name" "$n" "$min"
+	done
+	rq_trigger corruption merges "$merges" 0
+}
 
-# rq_targeted_workload DEV: run rqcheck under block tracing; record the
-# figures, the bad blocks and the trace lines that explain them.  Prints
-# the verdict (clean, corrupted or error) for the caller to report.
+# rq_targeted_workload DEV [MINIMA]: run rqcheck under block tracing; record the
+# figures, the bad blocks, the trigger evidence and the trace lines that
+# explain the bad blocks.  Prints the verdict (clean, corrupted or error)
+# for the caller to report.
 rq_targeted_workload() {
 	dev=$1
 	rq_detail rqcheck_args "$RQ_TARGETED_ARGS"
@@ -50,10 +94,15 @@ rq_targeted_workload() {
 		echo error
 		return
 	fi
+	rq_phase workload
 	# shellcheck disable=SC2086
 	rqcheck $RQ_TARGETED_ARGS --json /tmp/rqcheck.json "$dev" > /tmp/rqcheck.txt 2>&1
 	rc=$?
-	rq_trace_stop /tmp/trace.txt
+	rq_phase evidence
+	# The trace only explains bad blocks: read it only when there are some.
+	if [ "$rc" = 1 ]; then rq_trace_stop /tmp/trace.txt; else rq_trace_stop /dev/null; fi
+	verified=$(jq '.totals.blocks_verified // 0' /tmp/rqcheck.json 2>/dev/null)
+	rq_corruption_trigger "$dev" "${verified:-0}" "${2:-$RQ_MIN_TARGETED}"
 	rq_rqcheck_verdict "$rc" /tmp/rqcheck.json /tmp/rqcheck.txt /tmp/trace.txt
 }
 
@@ -64,7 +113,7 @@ rq_rqcheck_verdict() {
 	if [ -s "$json" ] && jq -e . "$json" > /dev/null 2>&1; then
 		rq_detail_json rqcheck "$(jq -c '{result, seed, first_bad_seconds, workload_seconds,
 			generations: (.generations | length), totals: .totals,
-			bad_blocks: [.bad_blocks[:16][] | {lba, lba_last, class, reread_class, location}]}' "$json")"
+			bad_blocks: [.bad_blocks[:64][] | {lba, lba_last, class, reread_class, location, found_seconds}]}' "$json")"
 	fi
 	case $rc in
 	0)	echo clean ;;
@@ -107,13 +156,6 @@ rq_trace_evidence() {
 			}' "$trace" | tail -n 8 >> /tmp/evidence.txt
 	done < /tmp/bad-lbas.txt
 	rq_detail_file trace_evidence /tmp/evidence.txt 60
-	rq_detail_json trace_counts "$(rq_trace_counts "$trace")"
-}
-
-# rq_trace_counts TRACE: {"block_rq_issue": N, ...} for one trace.
-rq_trace_counts() {
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^block_/) { sub(":", "", $i); n[$i]++ } }
-		END { printf "{"; s = ""; for (e in n) { printf "%s\"%s\": %d", s, e, n[e]; s = ", " } printf "}" }' "$1"
 }
 
 # The ext4 workload: two fio jobs at once on a fresh ext4, in the spirit
@@ -129,12 +171,18 @@ RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify
  --name=buffered --size=4m --rw=randwrite --ioengine=psync --fsync=16
  --name=direct --size=8m --rw=write:-8k --direct=1 --ioengine=libaio --iodepth=16 --iodepth_batch_submit=1"
 
-# rq_ext4_workload DEV: mkfs, the fio jobs, e2fsck; prints the verdict.
+# rq_ext4_workload DEV MINIMA: mkfs, the fio jobs, e2fsck; prints the verdict.
+#   corrupted  fio's verify found bad blocks (at offsets), or e2fsck found
+#              damage after a write phase that completed cleanly
+#   error      anything that stops the workload from proving either way: a
+#              failed mkfs or mount, a write phase that failed (EIO, ENOSPC),
+#              a missing or unreadable fio output
 rq_ext4_workload() {
-	dev=$1
+	dev=$1 minima=$2
+	rm -f /tmp/fio-*
 	rq_detail fio_jobs "$(echo "$RQ_EXT4_FIO" | tr '\n' ' ')"
-	if ! mkfs.ext4 -q -F -b 4096 "$dev" > /tmp/mkfs.txt 2>&1; then
-		rq_detail_file mkfs_output /tmp/mkfs.txt 10
+	if ! mkfs.ext4 -q -F -b 4096 "$dev" > /tmp/fio-mkfs.txt 2>&1; then
+		rq_detail_file mkfs_output /tmp/fio-mkfs.txt 10
 		rq_detail reason "mkfs.ext4 failed"
 		echo error
 		return
@@ -143,50 +191,66 @@ rq_ext4_workload() {
 	mount -t ext4 "$dev" /mnt/rq || { rq_detail reason "mount failed"; echo error; return; }
 	t0=$(rq_now)
 	# shellcheck disable=SC2086
-	rq_trace_start $RQ_TRACE_EVENTS || rq_log "no block tracing"
+	rq_trace_start $RQ_TRACE_EVENTS || { rq_detail reason "cannot enable block tracepoints"; umount /mnt/rq; echo error; return; }
+	rq_phase workload
 	# shellcheck disable=SC2086
-	fio $RQ_EXT4_FIO --do_verify=0 --output-format=json --output=/tmp/fio-write.json > /dev/null 2>&1
+	fio $RQ_EXT4_FIO --do_verify=0 --output-format=json --output=/tmp/fio-write.json > /tmp/fio-write.err 2>&1
 	write_rc=$?
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
+	rq_phase verify
 	# shellcheck disable=SC2086
 	fio $RQ_EXT4_FIO --verify_only=1 --output-format=json --output=/tmp/fio-verify.json > /tmp/fio-verify.err 2>&1
 	verify_rc=$?
 	rq_detail_json workload_seconds "$(rq_since "$t0")"
 	umount /mnt/rq || rq_log "umount /mnt/rq failed"
-	rq_trace_stop /tmp/trace.txt
-	rq_detail_json trace_counts "$(rq_trace_counts /tmp/trace.txt)"
-	e2fsck -fn "$dev" > /tmp/e2fsck.txt 2>&1
+	rq_trace_stop /dev/null
+	e2fsck -fn "$dev" > /tmp/fio-e2fsck.txt 2>&1
 	fsck_rc=$?
-	rq_detail_json fio_write_exit "$write_rc"
-	rq_detail_json fio_verify_exit "$verify_rc"
-	rq_detail_json e2fsck_exit "$fsck_rc"
-	for f in /tmp/fio-write.json /tmp/fio-verify.json; do
-		# fio may print warnings before its JSON
-		sed -n '/^{/,$p' "$f" > "$f.clean"
-	done
+	rq_phase evidence
+	rq_detail_json fio_exit "{\"write\": $write_rc, \"verify\": $verify_rc, \"e2fsck\": $fsck_rc}"
 	for phase in write verify; do
-		errs=$(jq -c '[.jobs[] | {(.jobname): .error}] | add' "/tmp/fio-$phase.json.clean" 2>/dev/null)
+		# fio may print warnings before its JSON
+		sed -n '/^{/,$p' "/tmp/fio-$phase.json" > "/tmp/fio-$phase.clean" 2>/dev/null
+		errs=$(jq -c '[.jobs[] | {(.jobname): .error}] | add' "/tmp/fio-$phase.clean" 2>/dev/null)
 		rq_detail_json "fio_${phase}_errors" "${errs:-null}"
 	done
 	# With continue_on_error=verify fio goes on after a bad block and may
-	# exit 0: the failures it printed are what counts.
-	failures=$(grep -c '^verify:' /tmp/fio-verify.err)
-	rq_detail_json fio_verify_failures "$failures"
-	grep -E 'verify|bad|crc' /tmp/fio-verify.err | head -n 8 > /tmp/fio-verify-msgs.txt
-	rq_detail_file fio_verify_messages /tmp/fio-verify-msgs.txt 8
-	dmesg | tail -n +"$((RQ_DMESG_START + 1))" | grep -E 'EXT4-fs (error|warning)|JBD2' | head -n 8 > /tmp/ext4-errors.txt
-	rq_detail_file ext4_errors /tmp/ext4-errors.txt 8
-	[ "$fsck_rc" = 0 ] || rq_detail_file e2fsck_output /tmp/e2fsck.txt 12
-	if [ "$write_rc" != 0 ] && ! grep -q . /tmp/fio-write.json.clean; then
-		rq_detail reason "fio did not run"
+	# exit 0: the failures it printed, each naming an offset, are what
+	# counts.
+	grep -E 'verify.*(failed|bad).*offset [0-9]+' /tmp/fio-verify.err > /tmp/fio-bad.txt
+	bad=$(wc -l < /tmp/fio-bad.txt)
+	rq_detail_json fio_verify_failures "$bad"
+	rq_detail_file fio_verify_messages /tmp/fio-bad.txt 8
+	rq_dmesg | grep -E 'EXT4-fs (error|warning)|JBD2' | head -n 8 > /tmp/fio-ext4-messages.txt
+	rq_detail_file ext4_messages /tmp/fio-ext4-messages.txt 8
+	grep 'EXT4-fs error' /tmp/fio-ext4-messages.txt > /tmp/fio-ext4-errors.txt
+	[ "$fsck_rc" = 0 ] || rq_detail_file e2fsck_output /tmp/fio-e2fsck.txt 12
+	written_ok=$(jq '[.jobs[] | .error] | all(. == 0)' /tmp/fio-write.clean 2>/dev/null)
+	# Blocks the verify pass read back (4 KiB each), for the trigger.
+	verified=$(jq '[.jobs[].read.io_bytes] | add / 4096 | floor' /tmp/fio-verify.clean 2>/dev/null)
+	rq_corruption_trigger "$dev" "${verified:-0}" "$minima"
+	if [ ! -s /tmp/fio-write.clean ] || [ ! -s /tmp/fio-verify.clean ]; then
+		rq_detail_file fio_output /tmp/fio-write.err 10
+		rq_detail reason "fio wrote no JSON output (write exit $write_rc, verify exit $verify_rc)"
 		echo error
-	elif [ "$failures" != 0 ] || [ "$verify_rc" != 0 ] || [ "$fsck_rc" != 0 ] || [ -s /tmp/ext4-errors.txt ]; then
-		rq_detail reason "fio: $failures bad blocks (verify exit $verify_rc), e2fsck exit $fsck_rc, $(wc -l < /tmp/ext4-errors.txt) ext4 errors"
+	elif [ "$bad" -gt 0 ]; then
+		rq_detail reason "fio verify: $bad blocks bad at their offsets; e2fsck exit $fsck_rc"
 		echo corrupted
-	elif [ "$write_rc" != 0 ]; then
-		rq_detail reason "fio write phase failed (exit $write_rc)"
+	elif [ "$write_rc" != 0 ] || [ "$written_ok" != true ]; then
+		rq_detail_file fio_output /tmp/fio-write.err 10
+		rq_detail reason "the fio write phase failed (exit $write_rc, job errors $(jq -c '[.jobs[].error]' /tmp/fio-write.clean 2>/dev/null)): nothing to verify"
 		echo error
+	elif [ "$verify_rc" != 0 ]; then
+		rq_detail_file fio_output /tmp/fio-verify.err 10
+		rq_detail reason "the fio verify phase failed (exit $verify_rc) without naming a bad block"
+		echo error
+	elif [ "$fsck_rc" -ge 8 ]; then
+		rq_detail reason "e2fsck could not check the filesystem (exit $fsck_rc)"
+		echo error
+	elif [ "$fsck_rc" = 4 ] || [ -s /tmp/fio-ext4-errors.txt ]; then
+		rq_detail reason "e2fsck found damage (exit $fsck_rc) after a clean write phase; $(wc -l < /tmp/fio-ext4-errors.txt) ext4 errors"
+		echo corrupted
 	else
 		echo clean
 	fi

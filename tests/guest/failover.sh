@@ -1,6 +1,6 @@
 # shellcheck shell=sh
-# Shared guest code of the failover-* scenarios (issue 6): paths that fail
-# and come back while I/O runs, over dm-multipath (multipath-tools) and over
+# Shared guest code of the failover-* scenarios: paths that fail and come
+# back while I/O runs, over dm-multipath (multipath-tools) and over
 # dm-rqpath, on two kinds of paths to one LUN:
 #
 #   scsidebug  scsi_debug with two hosts sharing one store, identical VPD
@@ -10,7 +10,21 @@
 #
 # Every request through either map is cloned by request-based dm and goes
 # through blk_insert_cloned_request() on a path.  The load is rqcheck
-# (O_DIRECT reads and writes, never a flush: see fo_check_no_flush).
+# (O_DIRECT reads and writes, never a flush: see fo_tg_no_flush_check).
+#
+# What differs between the targets is in an adapter, failover-TARGET.sh,
+# with one small interface:
+#   fo_tg_create [queue]     the map over FO_DEV1 FO_DEV2; sets FO_MAP FO_MAPDEV
+#   fo_tg_remove             remove it (and unload what it loaded)
+#   fo_tg_paths              "devno A|F" per path in the map, from its status
+#   fo_tg_queueing           1 or 0: queue_if_no_path in force
+#   fo_tg_set_queueing 0|1
+#   fo_tg_path_gone SLOT     the slot's device went away
+#   fo_tg_path_back SLOT METHOD  the slot's device is back (maybe a new one)
+#   fo_tg_waiting            JSON: how the target shows I/O waiting for a
+#                            path; true if it does
+#   fo_tg_no_flush_check     fail if a flush/discard reached the target
+#   fo_tg_record             the target's own counters into the details
 #
 # Two kinds of scenario, each over both targets and both kinds of paths
 # (failover-<target>-<paths>[-allpaths]):
@@ -24,73 +38,50 @@
 #         host     scsi_debug's add_host=-1, later add_host=1 (a new host)
 #       then waits until the map stops using the path, until the load made
 #       progress on the other path alone, brings the path back and waits
-#       until the map uses both again.  multipathd reinstates a returning
-#       path (tur checker) or adds a rediscovered one (udev add event);
-#       dm-rqpath gets a reinstate_path message, or, for a path that was
-#       deleted, the table reloads (noflush suspend) that multipathd would
-#       do: without the path when it goes, with the new device when it is
-#       back.
-#       Afterwards the last generation is read back through each path
-#       alone.  Details: counts {cycles, failovers, reinstatements,
-#       app_errors, bad_blocks, ...}, cycle_times, load_result, the
-#       target's own counters (multipathd stats and log counts, or the
-#       rqpath status), kernel_log_counts, multipath_ll.
+#       until the map uses it again.  Afterwards the last generation is read
+#       back through each path alone.
 #   fo_allpaths TARGET PATHS   both paths offline under load, twice:
 #       with queue_if_no_path the load must stall (no completion on the
 #       map for 2 s, process alive) and then finish clean after one path
 #       is back; without it the load must fail with EIO within 30 s, and a
 #       verify-only pass must find every acknowledged write of the failed
 #       generation on disk (blocks whose write failed may hold the old or
-#       the new data, nothing else).  Details: queue_wait,
-#       queue_rqcheck, noqueue_rqcheck, noqueue_acknowledged_check.
+#       the new data, nothing else).
 #
-# Failover counts: for dm-rqpath the paths' fail counts (summed over table
-# reloads) plus the paths removed by a reload; for dm-multipath the kernel's "Failing path" lines plus the
-# paths multipathd removed on a remove event (a deleted path may leave the
-# map that way before any I/O fails on it).  Reinstatements: rqpath's
-# reinstate messages and reloads; multipathd's "reinstated" and "add path"
-# log lines.  Every cycle must show up in both.
-#
-# A scenario calls fo_cycles or fo_allpaths.  A check that does not hold calls fo_fail "what"; the scenario
-# goes on where it can, and fo_finish turns recorded failures into the
-# verdict `error` (first failure as `reason`, all in `failed_checks`),
-# bad blocks into `corrupted`, and cleans up so that the next scenario of
-# a shared boot starts fresh.
+# Trigger evidence (details.trigger, family "failover"), all of it seen by
+# the kernel, none of it counted from the scenario's own commands:
+#   failovers      cycles in which the map's status showed the path leave
+#                  the active set
+#   reinstatements cycles in which the map's status showed it active again
+#                  and the path's own disk statistics show I/O on it after
+#                  its return
+#   (allpaths)     paths_lost: the status showed no active path, in each
+#                  phase; queue_held: no completion while they were down;
+#                  eio: the load saw EIO without queueing
+# A cycles run needs one failover and one reinstatement per cycle.
 
 # shellcheck source=tests/guest/multipath.sh
 . /rqpath/multipath.sh
 
-FO_FAILS=/tmp/fo-fails.txt
-FO_RQ=fo-rqpath                 # the dm-rqpath map's name
 FO_SD_PARAMS="dev_size_mb=64 add_host=2 vpd_use_hostno=0"
 FO_SD_ADD_HOST=/sys/bus/pseudo/drivers/scsi_debug/add_host
+# The unit serial of QEMU's virtio-paths LUN (tests/harness/guest.py).
+FO_VIRTIO_SERIAL=RQPATH0001
 # The load: 4 KiB O_DIRECT blocks over 8 MiB in random order, 16 in
 # flight; each generation writes every block, then reads every block back
 # and verifies it (rqcheck's write phase never overlaps its read phase).
 FO_LOAD_ARGS="--bs 4k --size 8m --qd 16 --order random"
-FO_ALL_ARGS="--bs 4k --size 8m --qd 16 --order random"
 
-fo_init() {
+fo_init() { # TARGET KIND
 	rm -f /tmp/fo-*
-	: > "$FO_FAILS"
-	FO_PIDS="" FO_WATCH=""
+	FO_PIDS="" FO_WATCH="" FO_BAD=0 FO_APP_ERRORS=0
 	FO_TARGET=$1 FO_KIND=$2
-	FO_BAD=0
+	# shellcheck source=/dev/null
+	. "/rqpath/failover-$FO_TARGET.sh"
 	rq_detail target "$FO_TARGET"
-	if [ "$FO_TARGET" = rqpath ] && [ -e /run/udev/control ]; then
-		# udevd runs (an earlier multipath scenario of this boot started
-		# it), but the guest image has no /sbin/dmsetup, which the
-		# device-mapper udev rules run ("dmsetup udevcomplete" in
-		# 95-dm-notify.rules): a cookie would never be completed and
-		# rqpathctl create / dmsetup remove would wait forever.  Without
-		# udev synchronisation libdevmapper makes the nodes itself.
-		# (Exported in the scenario's own subshell only.)
-		export DM_DISABLE_UDEV=1
-		rq_detail dm_udev_sync "off: DM_DISABLE_UDEV=1 (the guest's udev rules cannot complete cookies)"
-	fi
 	rq_detail paths_kind "$FO_KIND"
 	if grep -q '^dm_rqpath ' /proc/modules; then
-		fo_fail "dm_rqpath was already loaded when the scenario started"
+		rq_fail "dm_rqpath was already loaded when the scenario started"
 	fi
 	fo_watchdog_start "${FO_WATCHDOG:-100}"
 }
@@ -113,32 +104,6 @@ fo_watchdog_start() {
 		dmsetup status 2>&1 | sed 's/^/  status /'
 	) > /dev/console 2>&1 &
 	FO_WD_PID=$!
-}
-
-fo_fail() { # WHAT
-	rq_log "CHECK FAILED: $*"
-	printf '%s\n' "$*" >> "$FO_FAILS"
-}
-
-fo_failed() { [ -s "$FO_FAILS" ]; }
-
-# fo_wait SECONDS CMD...: poll CMD every 0.1 s until it succeeds.
-fo_wait() {
-	n=$(echo "$1" | awk '{ printf "%d", $1 * 10 }')
-	shift
-	until "$@"; do
-		[ "$n" -le 0 ] && return 1
-		n=$((n - 1))
-		sleep 0.1
-	done
-}
-
-fo_alive() { kill -0 "$1" 2>/dev/null; }
-
-# fo_wait_pid PID SECONDS: its exit status, or 124 if still running.
-fo_wait_pid() {
-	fo_wait "$2" eval "! fo_alive $1" || return 124
-	wait "$1"
 }
 
 fo_random_seed() { od -An -N4 -tu4 /dev/urandom | tr -d ' '; }
@@ -164,13 +129,11 @@ fo_dev_of_hctl() { # H:C:T:L
 	return 1
 }
 
-fo_devno() { cat "/sys/block/${1##*/}/dev"; }
-
 # The disks of the kind in use, one per line.
 fo_kind_disks() {
 	case $FO_KIND in
 	scsidebug) rq_scsi_debug_disks ;;
-	virtio) rq_qemu_disks QEMU ;;
+	virtio) rq_disks_by_serial "$FO_VIRTIO_SERIAL" ;;
 	esac
 }
 
@@ -178,7 +141,7 @@ fo_kind_disks() {
 fo_slot_set() { # SLOT DEV
 	eval "FO_DEV$1=\$2"
 	eval "FO_HCTL$1=\$(fo_hctl_of \"\$2\")"
-	eval "FO_DEVNO$1=\$(fo_devno \"\$2\")"
+	eval "FO_DEVNO$1=\$(rq_devno \"\$2\")"
 }
 
 fo_slot() { eval "echo \"\$$1$2\""; } # VAR SLOT
@@ -187,11 +150,13 @@ fo_paths_setup() {
 	case $FO_KIND in
 	scsidebug)
 		if grep -q '^scsi_debug ' /proc/modules; then
-			fo_fail "scsi_debug was already loaded"
+			rq_fail "scsi_debug was already loaded"
 			return 1
 		fi
 		# shellcheck disable=SC2086
-		rq_scsi_debug_load $FO_SD_PARAMS || { fo_fail "scsi_debug did not load ($FO_SD_PARAMS)"; return 1; }
+		rq_scsi_debug_load $FO_SD_PARAMS || { rq_fail "scsi_debug did not load ($FO_SD_PARAMS)"; return 1; }
+		# shellcheck disable=SC2016 # evaluated by rq_wait
+		rq_wait 10 "the second scsi_debug disk" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge 2 ]'
 		rq_detail scsi_debug_params "$FO_SD_PARAMS"
 		;;
 	virtio)
@@ -201,17 +166,17 @@ fo_paths_setup() {
 	# shellcheck disable=SC2046
 	set -- $(fo_kind_disks)
 	if [ $# != 2 ]; then
-		fo_fail "expected 2 $FO_KIND paths, found $#: $*"
+		rq_fail "expected 2 $FO_KIND paths, found $#: $*"
 		return 1
 	fi
 	fo_slot_set 1 "$1"
 	fo_slot_set 2 "$2"
 	if [ "$(blockdev --getsz "$1")" != "$(blockdev --getsz "$2")" ]; then
-		fo_fail "the two paths differ in size"
+		rq_fail "the two paths differ in size"
 		return 1
 	fi
 	for d in "$1" "$2"; do
-		rq_set_scheduler "$d" none || fo_fail "cannot set scheduler none on $d"
+		rq_set_scheduler "$d" none || rq_fail "cannot set scheduler none on $d"
 	done
 	rq_detail_json path_devices "$(printf '[{"dev": "%s", "hctl": "%s", "devno": "%s"}, {"dev": "%s", "hctl": "%s", "devno": "%s"}]' \
 		"$FO_DEV1" "$FO_HCTL1" "$FO_DEVNO1" "$FO_DEV2" "$FO_HCTL2" "$FO_DEVNO2")"
@@ -229,9 +194,9 @@ fo_path_fail() {
 	case $2 in
 	offline) echo offline > "/sys/block/${dev##*/}/device/state" ;;
 	delete) echo 1 > "/sys/block/${dev##*/}/device/delete"
-		fo_rq_path_removed "$1" ;;
+		fo_tg_path_gone "$1" ;;
 	host) echo -1 > "$FO_SD_ADD_HOST"
-		fo_rq_path_removed "$1" ;;
+		fo_tg_path_gone "$1" ;;
 	esac
 }
 
@@ -247,21 +212,21 @@ fo_path_restore() {
 		# Scan only this channel, target and LUN: a wildcard scan of a
 		# virtio-scsi host probes 256 targets (12 s under TCG).
 		echo "$hctl" | awk -F: '{ print $2, $3, $4 }' > "/sys/class/scsi_host/host${hctl%%:*}/scan"
-		if ! fo_wait 20 fo_dev_of_hctl "$hctl" > /dev/null; then
-			fo_fail "rescan of host${hctl%%:*} did not bring $hctl back"
+		if ! rq_wait 20 "rescan of $hctl" fo_dev_of_hctl "$hctl" > /dev/null; then
+			rq_fail "rescan of host${hctl%%:*} did not bring $hctl back"
 			return 1
 		fi
 		new=$(fo_dev_of_hctl "$hctl") ;;
 	host)
 		other=$(fo_slot FO_DEV $((3 - slot)))
 		echo 1 > "$FO_SD_ADD_HOST"
-		if ! fo_wait 20 fo_new_sd_disk "$other" > /dev/null; then
-			fo_fail "scsi_debug add_host made no new disk"
+		if ! rq_wait 20 "a new scsi_debug host's disk" fo_new_sd_disk "$other" > /dev/null; then
+			rq_fail "scsi_debug add_host made no new disk"
 			return 1
 		fi
 		new=$(fo_new_sd_disk "$other") ;;
 	esac
-	rq_set_scheduler "$new" none || fo_fail "cannot set scheduler none on $new"
+	rq_set_scheduler "$new" none || rq_fail "cannot set scheduler none on $new"
 	fo_slot_set "$slot" "$new"
 }
 
@@ -288,66 +253,35 @@ fo_restore_all_paths() {
 	done
 	if [ "$FO_KIND" = virtio ] && [ "$(fo_kind_disks | wc -l)" -lt 2 ]; then
 		for h in /sys/class/scsi_host/host*; do
-			grep -q virtio "$h/proc_name" 2>/dev/null || [ "$(cat "$h/proc_name")" = virtio_scsi ] || continue
+			[ "$(cat "$h/proc_name")" = virtio_scsi ] || continue
 			echo '- - -' > "$h/scan"
 		done
-		udev_settle_or_wait
+		rq_udev_settle
 	fi
 }
 
-# --- maps -------------------------------------------------------------------
-
-
-# fo_map_create [queue]: the map over both paths; sets FO_MAP (dm name),
-# FO_MAPDEV (/dev/mapper/...), FO_DMN (dm-N).
-fo_map_create() {
-	case $FO_TARGET in
-	multipath)
-		rq_multipath_start || { fo_fail "multipathd did not start"; return 1; }
-		FO_MAPDEV=$(rq_multipath_map "$FO_DEV1" "$FO_DEV2") || { fo_fail "no multipath map over $FO_DEV1 $FO_DEV2"; return 1; }
-		FO_MAP=${FO_MAPDEV##*/}
-		;;
-	rqpath)
-		rq_modprobe dm-rqpath || { fo_fail "modprobe dm-rqpath failed"; return 1; }
-		if ! rqpathctl create "$FO_RQ" "$FO_DEV1" "$FO_DEV2" ${1:+--queue-if-no-path} > /tmp/fo-create.out 2>&1; then
-			fo_fail "rqpathctl create failed: $(tail -n 2 /tmp/fo-create.out | tr '\n' ' ')"
-			return 1
-		fi
-		FO_MAP=$FO_RQ FO_MAPDEV=/dev/mapper/$FO_RQ
-		;;
-	esac
-	FO_DMN=$(rq_dm_blkname "$FO_MAP") || { fo_fail "no dm device for $FO_MAP"; return 1; }
-	rq_detail map "$FO_MAP ($FO_DMN)"
-	rq_detail map_table "$(dmsetup table "$FO_MAP")"
-	FO_FLUSH0=$(fo_stat_field 16) FO_DISCARD0=$(fo_stat_field 12)
+# Reads + writes the path's disk completed: the kernel's word that the map
+# sends it I/O.
+fo_path_ios() { # SLOT
+	read -r _r _ _ _ _w _ < "/sys/block/$(fo_slot FO_DEV "$1" | sed 's|.*/||')/stat"
+	echo $((_r + _w))
 }
 
-# Path states in the kernel's status line, "devno state fail_count" per
-# line.  dm-multipath and dm-rqpath both print "<major:minor> <A|F>
-# <fail_count>" for every path.
-fo_dm_paths() {
-	dmsetup status "$FO_MAP" 2>/dev/null | awk '{
-		for (i = 4; i < NF; i++)
-			if ($i ~ /^[0-9]+:[0-9]+$/ && ($(i+1) == "A" || $(i+1) == "F"))
-				print $i, $(i+1), $(i+2) }'
+# --- the map ----------------------------------------------------------------
+
+fo_map_create() { # [queue]
+	fo_tg_create "$@" || return 1
+	FO_DMN=$(rq_dm_blkname "$FO_MAP") || { rq_fail "no dm device for $FO_MAP"; return 1; }
+	rq_detail map "$FO_MAP ($FO_DMN)"
+	rq_detail map_table "$(dmsetup table "$FO_MAP")"
+	FO_FLUSH0=$(rq_stat_field "$FO_DMN" 16) FO_DISCARD0=$(rq_stat_field "$FO_DMN" 12)
 }
 
 fo_path_state() { # DEVNO: A, F, or nothing when the path is not in the map
-	fo_dm_paths | awk -v d="$1" '$1 == d { print $2 }'
+	fo_tg_paths | awk -v d="$1" '$1 == d { print $2 }'
 }
 
-fo_nr_active() { fo_dm_paths | awk '$2 == "A"' | wc -l; }
-
-# The queue_if_no_path state in force, 1 or 0.  dm-multipath's table line
-# shows it as a feature (its status line's first feature flag is
-# MPATHF_QUEUE_IO, something else); dm-rqpath's status has it after the
-# paths.
-fo_queueing() {
-	case $FO_TARGET in
-	multipath) if dmsetup table "$FO_MAP" | grep -q -w queue_if_no_path; then echo 1; else echo 0; fi ;;
-	rqpath) rqpathctl status "$FO_MAP" --json | jq -r 'if .queue_if_no_path then 1 else 0 end' ;;
-	esac
-}
+fo_nr_active() { fo_tg_paths | awk '$2 == "A"' | wc -l; }
 
 fo_slot_failed() { # SLOT: the path left the active set (failed or removed)
 	[ "$(fo_path_state "$(fo_slot FO_DEVNO "$1")")" != A ]
@@ -360,11 +294,10 @@ fo_slot_active() { # SLOT
 fo_all_failed() { [ "$(fo_nr_active)" = 0 ]; }
 
 fo_both_active() {
-	fo_slot_active 1 && fo_slot_active 2 && [ "$(fo_dm_paths | wc -l)" = 2 ]
+	fo_slot_active 1 && fo_slot_active 2 && [ "$(fo_tg_paths | wc -l)" = 2 ]
 }
 
-# /sys/block/dm-N/stat field N: 1 reads, 5 writes, 12 discards, 16 flushes.
-fo_stat_field() { awk -v f="$1" '{ print $f }' "/sys/block/$FO_DMN/stat"; }
+fo_paths_brief() { fo_tg_paths | tr '\n' ' '; }
 
 # I/Os the map completed (successfully or not): reads + writes.  No awk:
 # every process costs under TCG, and this is polled.
@@ -376,145 +309,35 @@ fo_ios() {
 # fo_wait_progress N SECONDS: wait until the map completed N more I/Os.
 fo_wait_progress() {
 	target=$(($(fo_ios) + $1))
-	fo_wait "$2" fo_ios_reached "$target"
+	rq_wait "$2" "I/O progress on the map" fo_ios_reached "$target"
 }
 # Also stops waiting when the process FO_WATCH (the load) has ended: the
 # caller checks that itself.
 fo_ios_reached() {
-	[ "$(fo_ios)" -ge "$1" ] || { [ -n "${FO_WATCH:-}" ] && ! fo_alive "$FO_WATCH"; }
+	[ "$(fo_ios)" -ge "$1" ] || { [ -n "${FO_WATCH:-}" ] && ! rq_alive "$FO_WATCH"; }
 }
 
-# rqpath: a path comes back only by message; multipath: multipathd's checker
-# reinstates it (polling_interval 1).  A path that came back as a new device
-# (delete + rescan, scsi_debug host re-added) joins the map by a table
-# reload: multipathd does that on udev's add event; for rqpath the scenario
-# reloads the table, as multipathd would.
-fo_reinstate() { # SLOT METHOD
-	[ "$FO_TARGET" = rqpath ] || return 0
-	case $2 in
-	offline)
-		if ! rqpathctl reinstate-path "$FO_MAP" "$(fo_slot FO_DEVNO "$1")" > /tmp/fo-msg.out 2>&1; then
-			fo_fail "reinstate_path $(fo_slot FO_DEVNO "$1") failed: $(tail -n 1 /tmp/fo-msg.out)"
-			return 1
-		fi
-		FO_REINSTATE_MSGS=$((FO_REINSTATE_MSGS + 1)) ;;
-	*)	fo_rq_reload ;;
-	esac
+fo_set_queueing() { # 0|1
+	fo_tg_set_queueing "$1" > /tmp/fo-q.out 2>&1
+	rq_wait 5 "queue_if_no_path $1" fo_queueing_is "$1" ||
+		rq_fail "queue_if_no_path did not become $1 ($(tr '\n' ' ' < /tmp/fo-q.out); status $(dmsetup status "$FO_MAP"))"
 }
+fo_queueing_is() { [ "$(fo_tg_queueing)" = "$1" ]; }
 
-# fo_rq_reload [DROP_SLOT]: reload the rqpath table over the slots' current
-# devices, or without DROP_SLOT's (noflush suspend: I/O in flight is
-# requeued into the new table, not failed).
-fo_rq_reload() {
-	fo_rq_count_fails
-	q=$(dmsetup table "$FO_MAP" | awk '{ print $NF }')
-	feat="0"
-	[ "$q" = queue_if_no_path ] && feat="1 queue_if_no_path"
-	case ${1:-} in
-	1) paths="1 $FO_DEVNO2" ;;
-	2) paths="1 $FO_DEVNO1" ;;
-	*) paths="2 $FO_DEVNO1 $FO_DEVNO2" ;;
-	esac
-	table="0 $(dmsetup table "$FO_MAP" | awk '{ print $2 }') rqpath $paths $feat"
-	if ! { dmsetup reload "$FO_MAP" --table "$table" && dmsetup suspend --noflush "$FO_MAP" &&
-		dmsetup resume "$FO_MAP"; } > /tmp/fo-reload.out 2>&1; then
-		fo_fail "rqpath table reload ($table) failed: $(tail -n 2 /tmp/fo-reload.out | tr '\n' ' ')"
-		dmsetup resume "$FO_MAP" > /dev/null 2>&1
-		return 1
-	fi
-	if [ -n "${1:-}" ]; then
-		FO_RQ_REMOVALS=$((FO_RQ_REMOVALS + 1))
-	else
-		FO_RELOADS=$((FO_RELOADS + 1))
-	fi
-}
-
-# A path device that is deleted leaves a dm-rqpath map only by a reload:
-# rqpath fails a path on a path error of a clone, but a request that finds
-# the path's queue dying is only requeued to the next path, and the path
-# stays active (dm-target/README.md).  When no clone was in flight on the
-# path as it went, nothing would ever fail it.  multipathd reloads its map
-# without the path on udev's remove event; the scenario does the same.
-fo_rq_path_removed() { # SLOT
-	[ "$FO_TARGET" = rqpath ] || return 0
-	fo_rq_reload "$1"
-}
-
-# rqpath path fail counts are per table: add up the ones a reload drops.
-fo_rq_count_fails() {
-	n=$(fo_dm_paths | awk '{ s += $3 } END { print s + 0 }')
-	FO_RQ_FAILS_BEFORE=$((FO_RQ_FAILS_BEFORE + n))
-}
-
-fo_map_remove() {
-	case $FO_TARGET in
-	multipath)
-		rq_multipath_stop
-		[ -z "${FO_MAP:-}" ] || ! dmsetup info "$FO_MAP" > /dev/null 2>&1 ||
-			fo_fail "cleanup: multipath map $FO_MAP still exists"
-		;;
-	rqpath)
-		if dmsetup info "$FO_RQ" > /dev/null 2>&1; then
-			dmsetup message "$FO_RQ" 0 fail_if_no_path > /dev/null 2>&1
-			dmsetup remove --retry "$FO_RQ" > /tmp/fo-rm.out 2>&1 ||
-				fo_fail "cleanup: dmsetup remove $FO_RQ failed: $(tail -n 1 /tmp/fo-rm.out)"
-		fi
-		;;
-	esac
-}
-
-# --- evidence ---------------------------------------------------------------
-
-# No flush or discard reached the map: on ffe81d45322c
-# blk_insert_cloned_request() refuses every non-read/write clone forever, so
-# one flush would hang the load (and that is the livelock scenarios' job).
-# rqcheck opens the map O_DIRECT and never calls fsync.
+# No flush or discard reached the map (see fo_tg_no_flush_check).
 fo_check_no_flush() {
-	fl=$(($(fo_stat_field 16) - FO_FLUSH0)) dc=$(($(fo_stat_field 12) - FO_DISCARD0))
+	fl=$(($(rq_stat_field "$FO_DMN" 16) - FO_FLUSH0)) dc=$(($(rq_stat_field "$FO_DMN" 12) - FO_DISCARD0))
 	rq_detail_json map_flushes_discards "{\"flush\": $fl, \"discard\": $dc}"
-	[ "$fl" = 0 ] || fo_fail "$fl flush requests reached the map"
-	[ "$dc" = 0 ] || fo_fail "$dc discard requests reached the map"
-	# The disk statistics count a flush when it completes; dm-rqpath
-	# counts every clone it maps (in the live table).
-	if [ "$FO_TARGET" = rqpath ] && rqpathctl status "$FO_MAP" --json > /tmp/fo-fl.json 2>/dev/null; then
-		jq -e '[.ops.flush, .ops.discard, .ops.write_zeroes | .mapped + .busy] | add == 0' /tmp/fo-fl.json > /dev/null ||
-			fo_fail "dm-rqpath mapped flush/discard/write_zeroes clones: $(jq -c '.ops | {flush, discard, write_zeroes}' /tmp/fo-fl.json)"
-	fi
+	[ "$fl" = 0 ] || rq_fail "$fl flush requests reached the map"
+	[ "$dc" = 0 ] || rq_fail "$dc discard requests reached the map"
+	fo_tg_no_flush_check
 }
-
-# Kernel log lines of the scenario so far.
-fo_dmesg() { dmesg | tail -n +"$((RQ_DMESG_START + 1))"; }
 
 # Counts from the kernel log (both targets log "Failing path" and
-# "Reinstating path"), multipathd and the map's own status.
+# "Reinstating path") and the target's own.
 fo_record_target_counts() {
-	fails=$(fo_dmesg | grep -c 'Failing path')
-	reinst=$(fo_dmesg | grep -c 'Reinstating path')
-	FO_K_FAILS=$fails FO_K_REINST=$reinst
-	case $FO_TARGET in
-	multipath)
-		rq_multipath_record
-		multipathd show maps format "%n %0 %1 %2 %3 %4" 2>/dev/null |
-			awk -v m="$FO_MAP" '$1 == m { printf "{\"path_faults\": %d, \"switch_grp\": %d, \"map_loads\": %d, \"total_q_time\": %d, \"q_timeouts\": %d}", $2, $3, $4, $5, $6 }' \
-			> /tmp/fo-mpstats.json
-		[ -s /tmp/fo-mpstats.json ] || echo null > /tmp/fo-mpstats.json
-		log=/tmp/multipathd.log
-		FO_MP_REINST=$(grep -c ': reinstated' $log)
-		FO_MP_REMOVED=$(grep -c 'remove path (uevent)' $log)
-		FO_MP_ADDED=$(grep -c 'add path (uevent)' $log)
-		rq_detail_json multipathd "$(printf '{"stats": %s, "log_mark_as_failed": %d, "log_checker_failed": %d, "log_reinstated": %d, "log_path_removed": %d, "log_path_added": %d}' \
-			"$(cat /tmp/fo-mpstats.json)" "$(grep -c 'mark as failed' $log)" \
-			"$(grep -c 'checker failed path' $log)" "$FO_MP_REINST" "$FO_MP_REMOVED" "$FO_MP_ADDED")"
-		rq_detail_file multipathd_log_tail /tmp/multipathd.log 15
-		;;
-	rqpath)
-		rqpathctl status "$FO_MAP" --json > /tmp/fo-status.json 2>/dev/null &&
-			rq_detail_json rqpath_status "$(jq -c '{paths: [.paths[] | {dev, state, fail_count, dispatched}],
-				queue_if_no_path, in_flight, no_path_requeues, no_clone_requeues,
-				ops: (.ops | with_entries(select(.value.mapped + .value.busy + .value.completed > 0)))}' /tmp/fo-status.json)"
-		;;
-	esac
-	rq_detail_json kernel_log_counts "{\"failing_path\": $fails, \"reinstating_path\": $reinst}"
+	fo_tg_record
+	rq_detail_json kernel_log_counts "{\"failing_path\": $(rq_dmesg | grep -c 'Failing path'), \"reinstating_path\": $(rq_dmesg | grep -c 'Reinstating path')}"
 }
 
 # --- the load -----------------------------------------------------------------
@@ -555,14 +378,14 @@ fo_load_start() { # DEV
 	fo_track_load "$FO_LOAD_PID"
 }
 
-fo_load_running() { fo_alive "$FO_LOAD_PID"; }
+fo_load_running() { rq_alive "$FO_LOAD_PID"; }
 
 # fo_load_stop: let the running generation finish; sum up every run.
 fo_load_stop() {
 	touch /tmp/fo-load.stop
-	fo_wait_pid "$FO_LOAD_PID" 90
+	rq_wait_pid "$FO_LOAD_PID" 90
 	rc=$?
-	[ "$rc" = 124 ] && fo_fail "the load did not finish within 90 s of being told to stop"
+	[ "$rc" = 124 ] && rq_fail "the load did not finish within 90 s of being told to stop"
 	jq -s -c --argjson rc "$rc" '{exit: $rc, runs: length, generations: ([.[].generations | length] | add),
 		blocks_written: ([.[].generations[].blocks_written] | add),
 		blocks_verified: ([.[].totals.blocks_verified] | add),
@@ -576,14 +399,13 @@ fo_load_stop() {
 	FO_APP_ERRORS=$(jq '(.read_errors // 0) + (.write_errors // 0)' /tmp/fo-loadsum.json)
 	FO_BAD=$((FO_BAD + $(jq '.bad // 0' /tmp/fo-loadsum.json)))
 	case $rc in
-	0) ;;
-	1) fo_fail "the load found corruption" ;;
-	124) ;;
+	0|124) ;;
+	1) rq_fail "the load found corruption" ;;
 	*)	n=$(tail -n 1 /tmp/fo-load.rcs 2>/dev/null | cut -d' ' -f1)
 		rq_detail_file load_output "/tmp/fo-load-$n.txt" 12
-		fo_fail "the load failed (rqcheck exit $rc): $(jq -r '.error // (.io_errors[0] | "\(.op) lba \(.lba): \(.error)")' "/tmp/fo-load-$n.json" 2>/dev/null)" ;;
+		rq_fail "the load failed (rqcheck exit $rc): $(jq -r '.error // (.io_errors[0] | "\(.op) lba \(.lba): \(.error)")' "/tmp/fo-load-$n.json" 2>/dev/null)" ;;
 	esac
-	[ "$FO_APP_ERRORS" = 0 ] || fo_fail "$FO_APP_ERRORS I/O errors reached the application"
+	[ "$FO_APP_ERRORS" = 0 ] || rq_fail "$FO_APP_ERRORS I/O errors reached the application"
 }
 
 # fo_verify_paths GEN: the last generation, read through each path on its
@@ -596,75 +418,84 @@ fo_verify_paths() {
 			--json "/tmp/fo-vp$s.json" "$dev" > "/tmp/fo-vp$s.txt" 2>&1
 		rc=$?
 		rq_detail_json "verify_path$s" "$(jq -c --argjson rc $rc --arg d "$dev" '{dev: $d, exit: $rc, blocks_verified: .totals.blocks_verified, bad: .totals.bad, read_errors: .totals.read_errors}' "/tmp/fo-vp$s.json" 2>/dev/null || echo "{\"exit\": $rc}")"
-		[ "$rc" = 0 ] || fo_fail "verify-only of generation $1 through path $dev: rqcheck exit $rc"
+		[ "$rc" = 0 ] || rq_fail "verify-only of generation $1 through path $dev: rqcheck exit $rc"
 		[ "$rc" = 1 ] && FO_BAD=$((FO_BAD + $(jq '.totals.bad' "/tmp/fo-vp$s.json")))
 	done
 }
 
 # --- scenario bodies ------------------------------------------------------------
 
+# fo_cycle I SLOT METHOD: one failover and return.  Appends to
+# /tmp/fo-cycles.txt "I METHOD OLD NEW T0 T1 T2 T3 DOWN_SEEN IO_AFTER".
+fo_cycle() {
+	i=$1 slot=$2 method=$3
+	t0=$(rq_now)
+	old=$(fo_slot FO_DEV "$slot")
+	fo_path_fail "$slot" "$method"
+	if ! rq_wait 15 "the map to drop the path" fo_slot_failed "$slot"; then
+		rq_fail "cycle $i ($method $old): the map still uses the path after 15 s ($(fo_paths_brief))"
+		return 1
+	fi
+	t1=$(rq_now)
+	# The load goes on over the other path alone.
+	fo_wait_progress 32 15 || rq_fail "cycle $i ($method $old): no I/O progress on the remaining path for 15 s"
+	[ "$(fo_nr_active)" = 1 ] || rq_fail "cycle $i ($method $old): $(fo_nr_active) active paths while one was down"
+	fo_path_restore "$slot" "$method" || return 1
+	t2=$(rq_now)
+	fo_tg_path_back "$slot" "$method" || return 1
+	if ! rq_wait 20 "the path back in the map" fo_both_active; then
+		rq_fail "cycle $i ($method $old): the path did not come back into the map within 20 s ($(fo_paths_brief))"
+		return 1
+	fi
+	t3=$(rq_now)
+	# The map really uses the returned path: its disk completes I/O.
+	ios=$(fo_path_ios "$slot")
+	io_after=0
+	rq_wait 15 "I/O on the returned path" eval "[ \$(fo_path_ios $slot) -gt $ios ] || ! fo_load_running" &&
+		[ "$(fo_path_ios "$slot")" -gt "$ios" ] && io_after=1
+	[ "$io_after" = 1 ] || rq_fail "cycle $i ($method): no I/O on the returned path $(fo_slot FO_DEV "$slot") within 15 s"
+	echo "$i $method $old $(fo_slot FO_DEV "$slot") $t0 $t1 $t2 $t3 1 $io_after" >> /tmp/fo-cycles.txt
+}
+
 # fo_cycles TARGET KIND CYCLES METHOD...: single-path failover, CYCLES times,
 # under the load.  Cycle i fails slot 1 or 2 (alternating) by the i-th
-# METHOD (round robin), waits until the map dropped the path, lets the load
-# run on the other path, brings the path back, waits until the map uses
-# it again.
+# METHOD (round robin).
 fo_cycles() {
 	fo_init "$1" "$2"
 	cycles=$3
 	shift 3
 	FO_METHODS="$*"
-	FO_REINSTATE_MSGS=0 FO_RELOADS=0 FO_RQ_REMOVALS=0 FO_RQ_FAILS_BEFORE=0
 	rq_detail_json cycles_planned "$cycles"
 	rq_detail methods "$FO_METHODS"
 	if ! fo_paths_setup || ! fo_map_create; then fo_finish; return; fi
 
+	rq_phase workload
 	fo_load_start "$FO_MAPDEV"
-	fo_wait_progress 64 20 || fo_fail "no I/O on the map within 20 s of starting the load"
+	fo_wait_progress 64 20 || rq_fail "no I/O on the map within 20 s of starting the load"
 	i=0 done_cycles=0
 	: > /tmp/fo-cycles.txt
 	nm=$#
-	while [ $i -lt "$cycles" ] && ! fo_failed; do
+	while [ "$i" -lt "$cycles" ] && ! rq_failed; do
 		i=$((i + 1))
 		# shellcheck disable=SC2046
 		method=$(echo "$FO_METHODS" | awk -v k=$(((i - 1) % nm + 1)) '{ print $k }')
 		slot=$((2 - i % 2))
 		[ "$method" = host ] && slot=$(fo_last_host_slot)
 		if ! fo_load_running; then
-			fo_fail "cycle $i: the load was no longer running"
+			rq_fail "cycle $i: the load was no longer running"
 			break
 		fi
-		t0=$(rq_now)
-		old=$(fo_slot FO_DEV "$slot")
-		fo_path_fail "$slot" "$method"
-		if ! fo_wait 15 fo_slot_failed "$slot"; then
-			fo_fail "cycle $i ($method $old): the map still uses the path after 15 s ($(fo_dm_paths | tr '\n' ' '))"
-			break
-		fi
-		t1=$(rq_now)
-		# The load goes on over the other path alone.
-		fo_wait_progress 32 15 || fo_fail "cycle $i ($method $old): no I/O progress on the remaining path for 15 s"
-		[ "$(fo_nr_active)" = 1 ] || fo_fail "cycle $i ($method $old): $(fo_nr_active) active paths while one was down"
-		fo_path_restore "$slot" "$method" || break
-		t2=$(rq_now)
-		fo_reinstate "$slot" "$method" || break
-		if ! fo_wait 20 fo_both_active; then
-			fo_fail "cycle $i ($method $old): the path did not come back into the map within 20 s ($(fo_dm_paths | tr '\n' ' '))"
-			break
-		fi
-		t3=$(rq_now)
-		fo_wait_progress 16 15 || fo_fail "cycle $i: no I/O progress after the path came back"
-		echo "$i $method $old $(fo_slot FO_DEV "$slot") $t0 $t1 $t2 $t3" >> /tmp/fo-cycles.txt
+		fo_cycle "$i" "$slot" "$method" || break
 		done_cycles=$i
 	done
 	rq_log "$done_cycles cycles done, stopping the load"
+	rq_phase verify
 	fo_load_stop
 	fo_check_no_flush
-	if [ "$done_cycles" -lt "$cycles" ]; then
-		fo_fail "only $done_cycles of $cycles failover cycles completed"
-	fi
+	[ "$done_cycles" -ge "$cycles" ] || rq_fail "only $done_cycles of $cycles failover cycles completed"
 	last=$(jq -s '[.[].generations[] | select(.verified) | .generation] | max // 0' /tmp/fo-load-*.json)
 	[ "$last" -gt 0 ] && fo_verify_paths "$last"
-	rq_log "load stopped, paths verified"
+	rq_phase evidence
 	fo_record_target_counts
 	# Seconds from the fault to the map dropping the path, and from the
 	# path's return to the map using it again.
@@ -672,48 +503,12 @@ fo_cycles() {
 			if (f > mf) mf = f; if (b > mb) mb = b }
 		END { printf "{\"n\": %d, \"fail_detect_avg\": %.2f, \"fail_detect_max\": %.2f, \"return_avg\": %.2f, \"return_max\": %.2f}",
 			n, n ? sf / n : 0, mf, n ? sb / n : 0, mb }' /tmp/fo-cycles.txt)"
-	rq_detail_file cycles_log /tmp/fo-cycles.txt 6
-	if [ "$FO_TARGET" = rqpath ]; then
-		fo_rq_count_fails
-		# Paths failed by a path error, plus paths removed by a reload.
-		failovers=$((FO_RQ_FAILS_BEFORE + FO_RQ_REMOVALS))
-		reinstated=$((FO_REINSTATE_MSGS + FO_RELOADS))
-	else
-		# A path that is deleted may leave the map by multipathd's
-		# reload (on udev's remove event) before any I/O fails on it.
-		failovers=$((FO_K_FAILS + FO_MP_REMOVED))
-		# multipathd reinstates a path that was failed, and adds back
-		# one that was removed (delete, host removal) and rediscovered.
-		reinstated=$((FO_MP_REINST + FO_MP_ADDED))
-	fi
-	rq_detail_json counts "$(jq -n -c --argjson c "$done_cycles" --argjson f "$failovers" \
-		--argjson r "$reinstated" --argjson e "${FO_APP_ERRORS:-0}" --argjson b "$FO_BAD" \
-		--argjson kf "$FO_K_FAILS" --argjson kr "$FO_K_REINST" \
-		--argjson rm "${FO_REINSTATE_MSGS:-0}" --argjson rl "${FO_RELOADS:-0}" \
-		--argjson rf "${FO_RQ_FAILS_BEFORE:-0}" --argjson rr "${FO_RQ_REMOVALS:-0}" \
-		'{cycles: $c, failovers: $f, reinstatements: $r, app_errors: $e, bad_blocks: $b,
-		  kernel_failing_path: $kf, kernel_reinstating_path: $kr}
-		  + if $rl + $rm + $rf + $rr > 0 then {rqpath_path_fails: $rf, rqpath_removed_by_reload: $rr,
-		  rqpath_reinstate_msgs: $rm, rqpath_readded_by_reload: $rl} else {} end')"
-	# Every cycle is one failover and one return: the counts must add up.
-	[ "$failovers" -ge "$done_cycles" ] || fo_fail "$done_cycles cycles but the target counted only $failovers path failures or removals"
-	[ "$reinstated" -ge "$done_cycles" ] || fo_fail "$done_cycles cycles but only $reinstated reinstatements"
+	rq_detail_json cycles "$(awk '{ printf "%s{\"cycle\": %d, \"method\": \"%s\", \"old\": \"%s\", \"new\": \"%s\", \"fault_s\": %s, \"dropped_s\": %s, \"restored_s\": %s, \"back_s\": %s, \"down_seen\": %d, \"io_after_return\": %d}", s, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10; s = ", " } BEGIN { printf "[" } END { printf "]" }' /tmp/fo-cycles.txt)"
+	rq_trigger failover failovers "$(awk '$9 == 1' /tmp/fo-cycles.txt | wc -l)" "$cycles"
+	rq_trigger failover reinstatements "$(awk '$10 == 1' /tmp/fo-cycles.txt | wc -l)" "$cycles"
+	rq_detail_json counts "{\"cycles\": $done_cycles, \"app_errors\": ${FO_APP_ERRORS:-0}, \"bad_blocks\": $FO_BAD}"
 	fo_finish
 }
-
-# fo_set_queueing 0|1: queue_if_no_path off or on, as an administrator
-# would: multipathd's disablequeueing / restorequeueing, rqpath's messages.
-fo_set_queueing() {
-	case $FO_TARGET:$1 in
-	multipath:1) multipathd restorequeueing map "$FO_MAP" ;;
-	multipath:0) multipathd disablequeueing map "$FO_MAP" ;;
-	rqpath:1) rqpathctl message "$FO_MAP" queue_if_no_path ;;
-	rqpath:0) rqpathctl message "$FO_MAP" fail_if_no_path ;;
-	esac > /tmp/fo-q.out 2>&1
-	fo_wait 5 fo_queueing_is "$1" ||
-		fo_fail "queue_if_no_path did not become $1 ($(tr '\n' ' ' < /tmp/fo-q.out); status $(dmsetup status "$FO_MAP"))"
-}
-fo_queueing_is() { [ "$(fo_queueing)" = "$1" ]; }
 
 fo_rqcheck_summary() { # JSON RC
 	jq -c --argjson rc "$2" '{exit: $rc, result, generations: [.generations[] | {generation, written, verified,
@@ -733,10 +528,11 @@ fo_allpaths() {
 	fo_init "$1" "$2"
 	if ! fo_paths_setup || ! fo_map_create queue; then fo_finish; return; fi
 	FO_SEED=$(fo_random_seed)
-	rq_detail_json load "$(printf '{"rqcheck_args": "%s", "seed": %s}' "$FO_ALL_ARGS" "$FO_SEED")"
+	rq_detail_json load "$(printf '{"rqcheck_args": "%s", "seed": %s}' "$FO_LOAD_ARGS" "$FO_SEED")"
+	rq_phase workload
 	fo_allpaths_queue
 	fo_allpaths_noqueue
-	rq_log "checks done"
+	rq_phase evidence
 	fo_check_no_flush
 	fo_record_target_counts
 	fo_finish
@@ -745,57 +541,67 @@ fo_allpaths() {
 # fo_all_paths_offline PHASE PID: both paths offline under the running
 # load PID; a load that already ended would make the phase prove nothing.
 fo_all_paths_offline() {
-	fo_alive "$2" || fo_fail "$1: the load ended before the paths failed: the test proves nothing"
+	rq_alive "$2" || rq_fail "$1: the load ended before the paths failed: the test proves nothing"
 	fo_path_fail 1 offline
 	fo_path_fail 2 offline
+	if rq_wait 15 "the map to drop both paths" fo_all_failed; then
+		rq_trigger failover "paths_lost_$1" 1 1
+	else
+		rq_trigger failover "paths_lost_$1" 0 1
+		rq_fail "$1: the map still has an active path 15 s after both went offline: $(fo_paths_brief)"
+	fi
+}
+
+fo_paths_back() { # PHASE: both paths running and in the map again
+	fo_path_restore 1 offline
+	fo_path_restore 2 offline
+	fo_tg_path_back 1 offline
+	fo_tg_path_back 2 offline
+	rq_wait 20 "both paths back" fo_both_active || rq_fail "$1: the paths did not come back: $(fo_paths_brief)"
 }
 
 fo_allpaths_queue() {
 	rq_log "queue phase"
 	fo_set_queueing 1
 	# shellcheck disable=SC2086
-	rqcheck $FO_ALL_ARGS --passes 1 --seed "$FO_SEED" --gen 1 \
+	rqcheck $FO_LOAD_ARGS --passes 1 --seed "$FO_SEED" --gen 1 \
 		--json /tmp/fo-q.json "$FO_MAPDEV" > /tmp/fo-q.txt 2>&1 &
 	qpid=$!
 	fo_track_load $qpid
-	fo_wait_progress 200 20 || fo_fail "queue: no I/O on the map within 20 s"
+	fo_wait_progress 200 20 || rq_fail "queue: no I/O on the map within 20 s"
 	fo_all_paths_offline queue $qpid
-	fo_wait 15 fo_all_failed || fo_fail "queue: the map still has an active path 15 s after both went offline: $(fo_dm_paths | tr '\n' ' ')"
 	t_down=$(rq_now)
 	# Requests that were on a path when it failed are requeued; after that
-	# nothing may complete until a path is back.
-	sleep 0.5
+	# nothing may complete until a path is back: a 2 s window, measured.
+	rq_sleep 0.5 "requeues settle"
 	c0=$(fo_ios)
-	sleep 2
+	rq_sleep 2 "no completion without a path"
 	c1=$(fo_ios)
 	alive=false
-	fo_alive $qpid && alive=true
-	queued_extra=null
-	if [ "$FO_TARGET" = rqpath ]; then
-		rqpathctl status "$FO_MAP" --json > /tmp/fo-qs.json 2>/dev/null
-		queued_extra=$(jq -c '{in_flight, no_path_requeues}' /tmp/fo-qs.json 2>/dev/null || echo null)
-		jq -e '.in_flight > 0 and .no_path_requeues > 0' /tmp/fo-qs.json > /dev/null 2>&1 ||
-			fo_fail "queue: rqpath does not show requests waiting for a path: $queued_extra"
-	else
-		queued_extra=$(multipathd show maps format "%n %Q" 2>/dev/null | awk -v m="$FO_MAP" '$1 == m { $1 = ""; sub("^ +", ""); printf "\"multipathd queueing: %s\"", $0 }')
-	fi
+	rq_alive $qpid && alive=true
+	waiting=$(fo_tg_waiting) || rq_fail "queue: the target does not show requests waiting for a path: ${waiting:-none}"
 	rq_detail_json queue_wait "$(jq -n -c --argjson c0 "$c0" --argjson c1 "$c1" --argjson a "$alive" \
-		--argjson x "${queued_extra:-null}" --arg q "$(fo_queueing)" \
+		--argjson x "${waiting:-null}" --arg q "$(fo_tg_queueing)" \
 		'{completed_during_wait: ($c1 - $c0), seconds: 2, load_alive: $a, queue_if_no_path: $q, target: $x}')"
 	if ! $alive; then
 		wait $qpid
 		qrc=$?
-		fo_fail "queue: the load ended while no path was up (rqcheck exit $qrc)"
+		rq_fail "queue: the load ended while no path was up (rqcheck exit $qrc)"
 	fi
-	[ "$c1" = "$c0" ] || fo_fail "queue: $((c1 - c0)) I/Os completed on the map while no path was up"
+	if [ "$c1" = "$c0" ] && $alive; then
+		rq_trigger failover queue_held 1 1
+	else
+		rq_trigger failover queue_held 0 1
+		rq_fail "queue: $((c1 - c0)) I/Os completed on the map while no path was up"
+	fi
 	# One path back: I/O resumes.
 	fo_path_restore 1 offline
-	fo_reinstate 1 offline
-	fo_wait 20 fo_slot_active 1 || fo_fail "queue: path 1 did not come back within 20 s"
+	fo_tg_path_back 1 offline
+	rq_wait 20 "path 1 back" fo_slot_active 1 || rq_fail "queue: path 1 did not come back within 20 s"
 	t_up=$(rq_now)
-	fo_wait_progress 64 20 || fo_fail "queue: I/O did not resume within 20 s of a path coming back"
+	fo_wait_progress 64 20 || rq_fail "queue: I/O did not resume within 20 s of a path coming back"
 	if $alive; then
-		fo_wait_pid $qpid 90
+		rq_wait_pid $qpid 90
 		rc=$?
 	else
 		rc=$qrc
@@ -803,10 +609,10 @@ fo_allpaths_queue() {
 	rq_detail_json queue_rqcheck "$(fo_rqcheck_summary /tmp/fo-q.json "$rc")"
 	rq_detail_json queue_seconds_without_path "$(rq_interval "$t_up" "$t_down")"
 	[ "$rc" = 1 ] && FO_BAD=$((FO_BAD + $(jq '.totals.bad' /tmp/fo-q.json)))
-	[ "$rc" = 0 ] || fo_fail "queue: the load did not come through clean (rqcheck exit $rc)"
+	[ "$rc" = 0 ] || rq_fail "queue: the load did not come through clean (rqcheck exit $rc)"
 	fo_path_restore 2 offline
-	fo_reinstate 2 offline
-	fo_wait 20 fo_both_active || fo_fail "queue: the paths did not both come back: $(fo_dm_paths | tr '\n' ' ')"
+	fo_tg_path_back 2 offline
+	rq_wait 20 "both paths back" fo_both_active || rq_fail "queue: the paths did not both come back: $(fo_paths_brief)"
 }
 
 fo_allpaths_noqueue() {
@@ -815,47 +621,54 @@ fo_allpaths_noqueue() {
 	# Generation 3 over the whole region with both paths up: the reference
 	# that failed writes of generation 4 leave in place.
 	# shellcheck disable=SC2086
-	rqcheck $FO_ALL_ARGS --passes 1 --seed "$FO_SEED" --gen 3 --json /tmp/fo-ref.json "$FO_MAPDEV" > /tmp/fo-ref.txt 2>&1 ||
-		{ fo_fail "noqueue: the reference pass failed: $(tail -n 1 /tmp/fo-ref.txt)"; return; }
+	rqcheck $FO_LOAD_ARGS --passes 1 --seed "$FO_SEED" --gen 3 --json /tmp/fo-ref.json "$FO_MAPDEV" > /tmp/fo-ref.txt 2>&1 ||
+		{ rq_fail "noqueue: the reference pass failed: $(tail -n 1 /tmp/fo-ref.txt)"; return; }
 	# shellcheck disable=SC2086
-	rqcheck $FO_ALL_ARGS --time 120 --max-report 100000 --seed "$FO_SEED" --gen 4 \
+	rqcheck $FO_LOAD_ARGS --time 120 --max-report 100000 --seed "$FO_SEED" --gen 4 \
 		--json /tmp/fo-nq.json "$FO_MAPDEV" > /tmp/fo-nq.txt 2>&1 &
 	npid=$!
 	fo_track_load $npid
 	# Fail the paths in the last quarter of generation 4's write phase
 	# (2048 writes): enough writes acknowledged before and failed after,
 	# and not thousands of bad blocks to re-read and list (slow in TCG).
-	fo_wait_progress 1536 30 || fo_fail "noqueue: the load did not make progress within 30 s"
+	fo_wait_progress 1536 30 || rq_fail "noqueue: the load did not make progress within 30 s"
 	fo_all_paths_offline noqueue $npid
 	t_down=$(rq_now)
-	fo_wait_pid $npid 30
+	rq_wait_pid $npid 30
 	rc=$?
 	t_end=$(rq_now)
 	rq_detail_json noqueue_rqcheck "$(fo_rqcheck_summary /tmp/fo-nq.json "$rc")"
 	rq_detail_json noqueue_seconds_to_fail "$(rq_interval "$t_end" "$t_down")"
 	case $rc in
 	3) ;;
-	124) fo_fail "noqueue: I/O neither failed nor completed within 30 s of losing every path" ;;
-	*) fo_fail "noqueue: rqcheck exit $rc, expected 3 (I/O error)" ;;
+	124) rq_fail "noqueue: I/O neither failed nor completed within 30 s of losing every path" ;;
+	*) rq_fail "noqueue: rqcheck exit $rc, expected 3 (I/O error)" ;;
 	esac
+	eio=0
 	if [ "$rc" = 3 ]; then
-		jq -e '.io_errors | length > 0 and all(.[]; .result == -5)' /tmp/fo-nq.json > /dev/null ||
-			fo_fail "noqueue: the I/O errors are not all EIO: $(jq -c '[.io_errors[] | .result] | unique' /tmp/fo-nq.json)"
+		if jq -e '.io_errors | length > 0 and all(.[]; .result == -5)' /tmp/fo-nq.json > /dev/null; then
+			eio=1
+		else
+			rq_fail "noqueue: the I/O errors are not all EIO: $(jq -c '[.io_errors[] | .result] | unique' /tmp/fo-nq.json)"
+		fi
 		jq -e '.io_errors_truncated | not' /tmp/fo-nq.json > /dev/null ||
-			fo_fail "noqueue: rqcheck truncated its I/O error list"
+			rq_fail "noqueue: rqcheck truncated its I/O error list"
 	fi
-	fo_path_restore 1 offline
-	fo_path_restore 2 offline
-	fo_reinstate 1 offline
-	fo_reinstate 2 offline
-	fo_wait 20 fo_both_active || { fo_fail "noqueue: the paths did not come back: $(fo_dm_paths | tr '\n' ' ')"; return; }
+	rq_trigger failover eio "$eio" 1
+	fo_paths_back noqueue
 	[ "$rc" = 3 ] || return
+	fo_check_acknowledged
+}
+
+# Every write acknowledged before the paths went must be on disk: read back
+# generation 4 (blocks whose write failed may hold the old or the new data,
+# nothing else).
+fo_check_acknowledged() {
 	rq_log "no-queue phase: checking the acknowledged writes"
-	# Every acknowledged write must be there: read back the last generation.
 	last=$(jq '.generations[-1].generation' /tmp/fo-nq.json)
 	complete=$(jq '.generations[-1] | .write_errors == 0' /tmp/fo-nq.json)
 	# shellcheck disable=SC2086
-	rqcheck $FO_ALL_ARGS --verify-only --max-report 100000 --seed "$FO_SEED" --gen "$last" \
+	rqcheck $FO_LOAD_ARGS --verify-only --max-report 100000 --seed "$FO_SEED" --gen "$last" \
 		--json /tmp/fo-ack.json "$FO_MAPDEV" > /tmp/fo-ack.txt 2>&1
 	vrc=$?
 	jq -s -c --argjson rc $vrc --argjson last "$last" --argjson complete "$complete" '
@@ -873,18 +686,18 @@ fo_allpaths_noqueue() {
 	rq_detail_json noqueue_acknowledged_check "$(cat /tmp/fo-ack-sum.json)"
 	case $vrc in
 	0|1) ;;
-	*) fo_fail "noqueue: verify-only of generation $last failed (rqcheck exit $vrc)"; return ;;
+	*) rq_fail "noqueue: verify-only of generation $last failed (rqcheck exit $vrc)"; return ;;
 	esac
 	lost=$(jq '.acknowledged_lost' /tmp/fo-ack-sum.json)
 	odd=$(jq '.failed_not_old_or_new' /tmp/fo-ack-sum.json)
 	if [ "$lost" != 0 ]; then
 		FO_BAD=$((FO_BAD + lost))
-		fo_fail "noqueue: $lost acknowledged writes of generation $last are not on disk"
+		rq_fail "noqueue: $lost acknowledged writes of generation $last are not on disk"
 	fi
-	[ "$odd" = 0 ] || { FO_BAD=$((FO_BAD + odd)); fo_fail "noqueue: $odd blocks whose write failed hold neither the old nor the new data"; }
-	[ "$(jq '.bad_truncated' /tmp/fo-ack-sum.json)" = false ] || fo_fail "noqueue: verify-only truncated its bad block list"
+	[ "$odd" = 0 ] || { FO_BAD=$((FO_BAD + odd)); rq_fail "noqueue: $odd blocks whose write failed hold neither the old nor the new data"; }
+	[ "$(jq '.bad_truncated' /tmp/fo-ack-sum.json)" = false ] || rq_fail "noqueue: verify-only truncated its bad block list"
 	if [ "$complete" = true ] && [ "$vrc" != 0 ]; then
-		fo_fail "noqueue: generation $last was written completely but does not verify"
+		rq_fail "noqueue: generation $last was written completely but does not verify"
 	fi
 }
 
@@ -893,46 +706,34 @@ fo_allpaths_noqueue() {
 fo_cleanup() {
 	kill "$FO_WD_PID" 2>/dev/null
 	for p in $FO_PIDS; do
-		if fo_alive "$p"; then
+		if rq_alive "$p"; then
 			touch /tmp/fo-load.stop
 			kill "$p" 2>/dev/null
-			fo_wait_pid "$p" 10 > /dev/null || kill -9 "$p" 2>/dev/null
+			rq_wait_pid "$p" 10 > /dev/null || kill -9 "$p" 2>/dev/null
 		fi
 	done
 	FO_PIDS=""
 	# The loop's rqcheck outlives a killed loop; scenarios run one at a
 	# time, so any rqcheck left in the guest now is this scenario's.
 	for p in $(pidof rqcheck); do
-		fo_fail "cleanup: rqcheck $p still ran"
+		rq_fail "cleanup: rqcheck $p still ran"
 		kill "$p" 2>/dev/null
 	done
 	fo_restore_all_paths
-	fo_map_remove
-	if grep -q '^dm_rqpath ' /proc/modules; then
-		rmmod dm_rqpath 2> /tmp/fo-rmmod.err || fo_fail "rmmod dm_rqpath failed: $(cat /tmp/fo-rmmod.err)"
-	fi
+	fo_tg_remove
 	if [ "$FO_KIND" = scsidebug ] && grep -q '^scsi_debug ' /proc/modules; then
-		udev_settle_or_wait
-		rmmod scsi_debug 2> /tmp/fo-rmmod.err || fo_fail "rmmod scsi_debug failed: $(cat /tmp/fo-rmmod.err)"
+		rq_udev_settle
+		rmmod scsi_debug 2> /tmp/fo-rmmod.err || rq_fail "rmmod scsi_debug failed: $(cat /tmp/fo-rmmod.err)"
 	fi
 }
 
 fo_finish() {
 	rq_log "cleanup"
+	rq_phase cleanup
 	fo_cleanup
-	rq_kernel_log_check
-	if rq_kernel_warned; then
-		fo_fail "kernel warnings during the scenario: $(head -n 1 /tmp/rq-kwarn.txt)"
-	fi
-	rq_detail_file failed_checks "$FO_FAILS" 100
-	n=$(wc -l < "$FO_FAILS")
 	if [ "$FO_BAD" -gt 0 ]; then
-		rq_result corrupted "$FO_BAD bad blocks$(fo_failed && echo "; $(head -n 1 "$FO_FAILS")")"
-	elif [ "$n" -gt 1 ]; then
-		rq_result error "$(head -n 1 "$FO_FAILS") (and $((n - 1)) more failed checks)"
-	elif [ "$n" = 1 ]; then
-		rq_result error "$(head -n 1 "$FO_FAILS")"
+		rq_finish corrupted "$FO_BAD bad blocks"
 	else
-		rq_result clean
+		rq_finish clean
 	fi
 }

@@ -1,9 +1,32 @@
 # shellcheck shell=sh
 # rqpath guest library: sourced by the guest init and by every scenario.
 # Runs under dash inside the QEMU guest, never on the host.
+#
+# One place for what every scenario family needs, in the manner of
+# blktests' common/: recording details and failed checks, the verdict and
+# everything that can overrule it (kernel reports, the merge oracle, trigger
+# evidence), bounded waits, timing, the kernel log, devices, tracing, and the
+# boot's main loop.  A family file (corruption.sh, livelock.sh, ...) keeps
+# only what its scenarios are about.
+#
+# The protocol with the host harness, one line each on /dev/ttyS1:
+#   RQPATH-BOOTED stage=S kernel=K cpus=N t=SECONDS
+#   RQPATH-START NAME t=SECONDS
+#   RQPATH-RESULT {"scenario", "stage", "verdict", "seconds", "timing", "details"}
+#                      the moment the verdict is known
+#   RQPATH-CHECKED NAME {...}   after the scenario's cleanup: kernel reports
+#                      that came after the verdict, cleanup problems, timing
+#   RQPATH-STOP NAME REASON     the guest cannot run further scenarios (a
+#                      livelocked process, a cleanup that failed); the
+#                      harness boots again for the rest
+#   RQPATH-DONE
+# The same markers go into the kernel log ("rqpath: ..."), so that the
+# console shows which scenario a crash belongs to.
 
 RQ_RESULTS=/dev/ttyS1
 RQ_SCENARIO_DIR=/rqpath/scenarios
+# shellcheck disable=SC2034 # used by the scenarios
+RQ_DATA=/rqpath/data
 
 # To stderr: a function's stdout may be its result.
 rq_log() { echo "[rqpath $(rq_now)] $*" >&2; }
@@ -13,6 +36,9 @@ rq_now() { cut -d' ' -f1 /proc/uptime; }
 rq_interval() { echo "$1 $2" | awk '{ printf "%.2f", $1 - $2 }'; } # END START: seconds
 rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 
+# rq_ge A B: A >= B, decimals allowed.
+rq_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
+
 rq_cmdline_arg() {
 	# shellcheck disable=SC2013 # the command line is words
 	for a in $(cat /proc/cmdline); do
@@ -21,18 +47,16 @@ rq_cmdline_arg() {
 	return 1
 }
 
-# --- results --------------------------------------------------------------
-# A scenario records details with rq_detail / rq_detail_json and ends with
-# exactly one rq_result VERDICT.  The line goes to the harness at once, so a
-# result survives whatever the kernel does afterwards.
+# A line in the kernel log, and on the console at loglevel 4.
+rq_kmsg() { echo "<4>rqpath: $*" > /dev/kmsg; }
 
-#
-# Under TCG every jq start costs most of a second, so rq_detail* only
-# write a file each into $RQ_DETAILS_DIR, and one jq merges them into the
-# JSON object $RQ_DETAILS at rq_result.  Code that reads or rewrites
-# $RQ_DETAILS itself calls rq_details_sync first.  A counter file, not a
-# variable, numbers the entries, because details are recorded from inside
-# $(...) subshells too; a later detail with the same key wins.
+# --- details ------------------------------------------------------------------
+# Under TCG every jq start costs most of a second, so rq_detail* only write a
+# file each into $RQ_DETAILS_DIR, and one jq merges them into the JSON object
+# $RQ_DETAILS at rq_result.  Code that reads or rewrites $RQ_DETAILS itself
+# calls rq_details_sync first.  A counter file, not a variable, numbers the
+# entries, because details are recorded from inside $(...) subshells too; a
+# later detail with the same key wins.
 
 rq_detail_put() { # KIND KEY, value on stdin
 	n=$(($(cat "$RQ_DETAILS_DIR/.seq") + 1))
@@ -83,32 +107,270 @@ rq_details_sync() {
 	fi
 }
 
-rq_result() { # VERDICT [REASON]
-	[ -n "${2:-}" ] && rq_detail reason "$2"
-	rq_kernel_log_check
+# --- failed checks --------------------------------------------------------------
+# A check that does not hold calls rq_fail "what"; the scenario goes on where
+# that makes sense, so that one run reports as much as it can, and rq_finish
+# turns the failures into the verdict.
+
+rq_fail() { # WHAT
+	rq_log "CHECK FAILED: $*"
+	printf '%s\n' "$*" >> "$RQ_FAILS"
+}
+
+rq_failed() { [ -s "$RQ_FAILS" ]; }
+
+# rq_finish [VERDICT [REASON]]: report VERDICT (default clean) unless a check
+# failed: then `error`, with the first failure as the reason and all of them
+# in failed_checks.  Corruption stays `corrupted`: what the data says counts
+# more than a check that could not complete.
+rq_finish() {
+	verdict=${1:-clean} reason=${2:-}
+	if rq_failed; then
+		n=$(wc -l < "$RQ_FAILS")
+		first=$(head -n 1 "$RQ_FAILS")
+		[ "$n" -gt 1 ] && first="$first (and $((n - 1)) more failed checks)"
+		rq_detail_file failed_checks "$RQ_FAILS" 100
+		[ "$verdict" = corrupted ] || verdict=error
+		reason="${reason:+$reason; }$first"
+	fi
+	rq_result "$verdict" "$reason"
+}
+
+# --- waiting and timing ---------------------------------------------------------
+# Every wait is for a condition, with a bound: rq_wait polls CMD every 0.1 s
+# until it succeeds or SECONDS pass (then it returns 1 and the caller says
+# what did not happen).  The time goes into the scenario's timing as
+# "wait:WHAT".  rq_sleep is for the few deliberate pauses that are
+# measurements (a window in which nothing may complete), not waits.
+# rq_phase NAME starts a phase of the scenario (setup, workload, verify, ...);
+# the time until the next phase counts toward it.
+
+rq_time_add() { # NAME SECONDS
+	echo "$2 $1" >> "$RQ_TIMING"
+}
+
+rq_phase() { # NAME
+	rq_phase_end
+	echo "$1 $(rq_now)" > "$RQ_TIMING.cur"
+}
+
+rq_phase_end() {
+	[ -s "$RQ_TIMING.cur" ] || return 0
+	read -r _name _t0 < "$RQ_TIMING.cur"
+	rq_time_add "$_name" "$(rq_since "$_t0")"
+	: > "$RQ_TIMING.cur"
+}
+
+# Centiseconds since boot, without a process (rq_wait polls with it).
+rq_cs() {
+	read -r _up _ < /proc/uptime
+	echo $((${_up%.*} * 100 + 1${_up#*.} - 100))
+}
+
+rq_wait() { # SECONDS WHAT CMD...
+	_end=$(($(rq_cs) + $(echo "$1" | awk '{ printf "%d", $1 * 100 }')))
+	_what=$2 _t0=$(rq_now)
+	shift 2
+	until "$@"; do
+		if [ "$(rq_cs)" -ge "$_end" ]; then
+			rq_time_add "wait:$_what" "$(rq_since "$_t0")"
+			return 1
+		fi
+		sleep 0.1
+	done
+	rq_time_add "wait:$_what" "$(rq_since "$_t0")"
+}
+
+rq_sleep() { # SECONDS WHY
+	sleep "$1"
+	rq_time_add "sleep:$2" "$1"
+}
+
+# rq_wait_pid PID SECONDS: the exit status of PID, or 124 if it still runs.
+rq_alive() { kill -0 "$1" 2>/dev/null; }
+rq_wait_pid() {
+	rq_wait "$2" "pid $1" eval "! rq_alive $1" || return 124
+	wait "$1"
+}
+
+# The timing of the scenario so far, as JSON: seconds per phase and wait.
+rq_timing_json() {
+	awk '{ secs = $1; $1 = ""; k = substr($0, 2); gsub(/["\\]/, "", k); t[k] += secs } END {
+		printf "{"; s = ""
+		for (k in t) { printf "%s\"%s\": %.2f", s, k, t[k]; s = ", " }
+		printf "}" }' "$RQ_TIMING"
+}
+
+# --- the kernel log -------------------------------------------------------------
+# A scenario's kernel log is everything after its start marker.  Reports are
+# the lines that mean the kernel found a bug or a hang; each one fails the
+# scenario (verdict `warned`) unless the scenario named it as expected with
+# rq_allow_report, which says why where it is allowed.
+
+RQ_REPORT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|INFO: task .* blocked for more than|rcu: INFO:|INFO: rcu_|list_(add|del) corruption|UBSAN:|refcount_t:|kmemleak: .*suspected memory leak|ODEBUG:|INFO: trying to register non-static key|hard LOCKUP'
+
+rq_dmesg() { # the kernel log since the scenario started
+	dmesg | awk -v m="rqpath: START $RQ_SCENARIO #$RQ_SEQ" 'seen { print } index($0, m) { seen = 1 }'
+}
+
+rq_allow_report() { # ERE REASON
+	printf '%s\t%s\n' "$1" "$2" >> "$RQ_ALLOWED"
+}
+
+# rq_kernel_reports: the reports since the scenario started into
+# $RQ_REPORTS (unexpected) and $RQ_REPORTS.allowed; true if any unexpected.
+rq_kernel_reports() {
+	if ! dmesg | grep -q -F "rqpath: START $RQ_SCENARIO #$RQ_SEQ"; then
+		echo "the kernel log lost the scenario's start (ring buffer wrapped)" > "$RQ_REPORTS"
+		return 0
+	fi
+	rq_dmesg | grep -E "$RQ_REPORT_RE" > "$RQ_REPORTS.all"
+	cp "$RQ_REPORTS.all" "$RQ_REPORTS"
+	: > "$RQ_REPORTS.allowed"
+	while IFS="$(printf '\t')" read -r re why; do
+		grep -E "$re" "$RQ_REPORTS" | sed "s|\$| (allowed: $why)|" >> "$RQ_REPORTS.allowed"
+		grep -v -E "$re" "$RQ_REPORTS" > "$RQ_REPORTS.tmp"
+		mv "$RQ_REPORTS.tmp" "$RQ_REPORTS"
+	done < "$RQ_ALLOWED"
+	[ -s "$RQ_REPORTS" ]
+}
+
+# The debug kernels have kmemleak: scan at the end of every scenario, so a
+# leak is reported by the scenario that made it.
+rq_kmemleak_scan() {
+	k=/sys/kernel/debug/kmemleak
+	[ -w $k ] || return 0
+	echo scan > $k 2>/dev/null
+	cat $k > /tmp/rq-kmemleak.txt 2>/dev/null
+	grep -c '^unreferenced object' /tmp/rq-kmemleak.txt
+	echo clear > $k 2>/dev/null
+}
+
+# --- the merge oracle -------------------------------------------------------------
+# oracle/rqpath-oracle.c counts every bio merged into a request, and records
+# those merged into a request its driver had prepared (RQF_DONTPREP): the
+# 6ce3dd6eec invariant.  Loaded once per boot, reset at every scenario's
+# start, read at its verdict: a violation turns `clean` into `violated`.
+
+RQ_ORACLE=/sys/kernel/debug/rqpath-oracle
+
+rq_oracle_start() {
+	if [ ! -d $RQ_ORACLE ] && ! modprobe rqpath-oracle 2> /tmp/rq-oracle.err; then
+		rq_log "the merge oracle did not load: $(cat /tmp/rq-oracle.err)"
+		return 1
+	fi
+	echo 1 > $RQ_ORACLE/reset
+}
+
+# rq_oracle_read: the oracle's report as JSON in /tmp/rq-oracle.json; sets
+# RQ_VIOLATIONS and RQ_ORACLE_BLIND (why it cannot vouch for the run).
+rq_oracle_read() {
+	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND=""
+	if [ ! -r $RQ_ORACLE/report ]; then
+		RQ_ORACLE_BLIND="the merge oracle is not loaded"
+		echo null > /tmp/rq-oracle.json
+		return
+	fi
+	cat $RQ_ORACLE/report > /tmp/rq-oracle.txt
+	awk '
+		$1 == "violation" {
+			if (nv < 8)
+				v[nv++] = sprintf("{\"disk\": \"%s\", \"where\": \"%s\", \"merge\": \"%s\", \"bio_sector\": %s, \"bio_bytes\": %s, \"rq_sector\": %s, \"rq_bytes\": %s, \"op\": %s, \"prepared\": %s}",
+					$2, $3, $4, $5, $6, $7, $8, $9, $10 ? "true" : "false")
+			next
+		}
+		{ c[$1] = $2 }
+		END {
+			printf "{\"count\": %d, \"front_merges\": %d, \"back_merges\": %d, \"unattributed_merges\": %d, \"missed_probes\": %d, \"first\": [",
+				c["prepared_merges"], c["front_merges"], c["back_merges"], c["unattributed_merges"], c["missed_probes"]
+			for (i = 0; i < nv; i++) printf "%s%s", i ? ", " : "", v[i]
+			printf "]}"
+		}' /tmp/rq-oracle.txt > /tmp/rq-oracle.json
+	RQ_VIOLATIONS=$(awk '$1 == "prepared_merges" { print $2 + 0 }' /tmp/rq-oracle.txt)
+	RQ_ORACLE_BLIND=$(awk '$1 == "unattributed_merges" && $2 > 0 { print $2 " merges into requests the oracle did not see" }
+		$1 == "missed_probes" && $2 > 0 { print $2 " missed kretprobe instances" }' /tmp/rq-oracle.txt | head -n 1)
+}
+
+# --- trigger evidence -------------------------------------------------------------
+# A verdict is only worth something if the scenario fired the trigger its bug
+# needs.  rq_trigger records one count and its minimum; a `clean`, `violated`
+# or `livelocked` verdict whose counts fall short becomes `error`.
+
+rq_trigger() { # FAMILY NAME COUNT MINIMUM
+	echo "$1 $2 ${3:-0} $4" >> "$RQ_TRIGGER"
+}
+
+# rq_trigger_read: details.trigger as JSON in /tmp/rq-trigger.json; sets
+# RQ_TRIGGER_SHORT to what fell short.
+rq_trigger_read() {
+	RQ_TRIGGER_SHORT=$(awk '$3 + 0 < $4 + 0 { printf "%s%s %s < %s", s, $2, $3, $4; s = ", " }' "$RQ_TRIGGER")
+	awk '{ f = $1; c = c s "\"" $2 "\": " ($3 + 0); m = m s "\"" $2 "\": " $4; if ($3 + 0 < $4 + 0) ok = "false"; s = ", " }
+		END { if (NR) printf "{\"family\": \"%s\", \"counts\": {%s}, \"minimum\": {%s}, \"met\": %s}", f, c, m, ok ? ok : "true"; else printf "null" }' \
+		"$RQ_TRIGGER" > /tmp/rq-trigger.json
+}
+
+# --- the verdict ----------------------------------------------------------------
+
+# rq_result VERDICT [REASON]: the one way a scenario reports.  What the
+# scenario says is overruled, in this order, by a kernel report it did not
+# expect (`warned`), by trigger evidence that fell short (`error`), and by
+# the merge oracle (`clean` becomes `violated`).  The line goes to the
+# harness at once, so a result survives whatever the kernel does afterwards.
+rq_result() {
+	[ "$RQ_REPORTED" = 1 ] && { rq_log "a second verdict ($1) ignored"; return 0; }
+	verdict=$1 reason=${2:-}
+	rq_phase_end
+	rq_oracle_read
+	rq_detail_json oracle "$(cat /tmp/rq-oracle.json)"
+	rq_trigger_read
+	rq_detail_json trigger "$(cat /tmp/rq-trigger.json)"
+	if rq_kernel_reports; then
+		rq_detail_file kernel_reports "$RQ_REPORTS" 20
+		rq_detail scenario_verdict "$verdict"
+		reason="the kernel reported: $(head -n 1 "$RQ_REPORTS")${reason:+ (scenario: $verdict, $reason)}"
+		verdict=warned
+	fi
+	[ -s "$RQ_REPORTS.allowed" ] && rq_detail_file kernel_reports_allowed "$RQ_REPORTS.allowed" 20
+	case $verdict in
+	clean|violated|livelocked)
+		if [ -n "$RQ_TRIGGER_SHORT" ]; then
+			rq_detail scenario_verdict "$verdict"
+			reason="the trigger did not fire: $RQ_TRIGGER_SHORT${reason:+ (scenario: $verdict, $reason)}"
+			verdict=error
+		fi ;;
+	esac
+	if [ "$verdict" = clean ] && [ "${RQ_VIOLATIONS:-0}" -gt 0 ]; then
+		verdict=violated
+		reason="$RQ_VIOLATIONS bios merged into requests the driver had prepared${reason:+; $reason}"
+	elif [ "$verdict" = clean ] && [ -n "$RQ_ORACLE_BLIND" ]; then
+		verdict=error
+		reason="the merge oracle cannot vouch for the run: $RQ_ORACLE_BLIND"
+	fi
+	[ -n "$reason" ] && rq_detail reason "$reason"
 	rq_details_sync
-	jq -c --arg s "$RQ_SCENARIO" --arg v "$1" --arg st "$RQ_STAGE" \
-		--argjson t "$(rq_since "$RQ_T0")" \
-		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, details: .}' \
+	jq -c --arg s "$RQ_SCENARIO" --arg v "$verdict" --arg st "$RQ_STAGE" \
+		--argjson t "$(rq_since "$RQ_T0")" --argjson timing "$(rq_timing_json)" \
+		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, timing: $timing, details: .}' \
 		"$RQ_DETAILS" > /tmp/rq-result.json
 	echo "RQPATH-RESULT $(cat /tmp/rq-result.json)" > "$RQ_RESULTS"
-	rq_log "result $RQ_SCENARIO: $1 ${2:-}"
+	rq_log "result $RQ_SCENARIO: $verdict $reason"
 	RQ_REPORTED=1
+	echo "$verdict" > /tmp/rq-verdict
 }
 
-# Lines the kernel logged since the scenario started that no test may cause.
-rq_kernel_log_check() {
-	dmesg | tail -n +"$((RQ_DMESG_START + 1))" |
-		grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t:|Call Trace|kernel BUG|list_(add|del) corruption|UBSAN|KASAN' \
-		> /tmp/rq-kwarn.txt || true
-	if [ -s /tmp/rq-kwarn.txt ]; then
-		rq_detail_file kernel_warnings /tmp/rq-kwarn.txt 20
+# rq_unusable REASON: the scenario leaves the guest unfit for another
+# scenario (a process stuck in D state holds its devices): the boot ends
+# after this scenario and the harness starts another for the rest.
+rq_unusable() { echo "$*" > /tmp/rq-unusable; }
+
+# --- devices --------------------------------------------------------------------
+
+rq_modprobe() {
+	if ! modprobe "$@" 2>/tmp/rq-modprobe.err; then
+		rq_log "modprobe $* failed: $(cat /tmp/rq-modprobe.err)"
+		return 1
 	fi
 }
-
-rq_kernel_warned() { [ -s /tmp/rq-kwarn.txt ]; }
-
-# --- devices --------------------------------------------------------------
 
 # Load scsi_debug with the given parameters; wait for its disks.
 rq_scsi_debug_load() {
@@ -118,15 +380,9 @@ rq_scsi_debug_load() {
 		return 1
 	fi
 	rq_modprobe scsi_debug "$@" || return 1
-	udev_settle_or_wait
-	rq_scsi_debug_disks > /dev/null || { rq_log "scsi_debug made no disk"; return 1; }
-}
-
-rq_modprobe() {
-	if ! modprobe "$@" 2>/tmp/rq-modprobe.err; then
-		rq_log "modprobe $* failed: $(cat /tmp/rq-modprobe.err)"
-		return 1
-	fi
+	rq_udev_settle
+	rq_wait 10 "scsi_debug disks" rq_scsi_debug_disks > /dev/null ||
+		{ rq_log "scsi_debug made no disk"; return 1; }
 }
 
 # /dev names of the disks scsi_debug made, one per line.
@@ -159,6 +415,22 @@ rq_qemu_disks() { # [ATA|QEMU]
 	return $found
 }
 
+# /dev names of the SCSI disks whose unit serial number (VPD page 0x80) is
+# SERIAL: the emulated disks of qemu/hardware are told apart by it.
+rq_disks_by_serial() { # SERIAL
+	found=1
+	for d in /sys/block/sd*; do
+		[ -r "$d/device/vpd_pg80" ] || continue
+		if [ "$(tail -c +5 "$d/device/vpd_pg80" | tr -d '\000 ')" = "$1" ]; then
+			echo "/dev/${d##*/}"
+			found=0
+		fi
+	done
+	return $found
+}
+
+rq_devno() { cat "/sys/block/${1##*/}/dev"; } # DEV: major:minor
+
 # rq_dm_node NAME: make sure /dev/mapper/NAME exists and print it.  Without
 # udevd, dmsetup leaves node creation to "dmsetup mknodes".
 rq_dm_node() {
@@ -183,13 +455,31 @@ rq_set_scheduler() { # DEV SCHED
 	grep -q "\[$2\]" "/sys/block/${1##*/}/queue/scheduler"
 }
 
-# Wait for udev to settle when it runs; otherwise give devtmpfs a moment.
-udev_settle_or_wait() {
-	if [ -e /run/udev/control ]; then
-		udevadm settle --timeout=30
-	else
-		sleep 0.2
-	fi
+# /sys/block/DEV/stat field N: 1 reads, 5 writes, 12 discards, 16 flushes
+# completed.
+rq_stat_field() { awk -v f="$2" '{ print $f }' "/sys/block/${1##*/}/stat"; } # DEV N
+
+# rq_rqpath NAME FIELD...: dm-rqpath's status fields as shell variables
+# RQ_<FIELD> (rqpathctl status --fields; dm-target/README.md is the
+# contract).  One reader of the status line for every scenario.
+rq_rqpath() {
+	_name=$1
+	shift
+	_fields=$(echo "$*" | tr ' ' ',')
+	_out=$(rqpathctl status "$_name" --fields "$_fields" 2> /tmp/rq-rqpath.err) ||
+		{ rq_log "rqpathctl status $_name: $(cat /tmp/rq-rqpath.err)"; return 1; }
+	eval "$_out"
+}
+
+# --- udev -------------------------------------------------------------------------
+
+# Wait for udev's queue when it runs; otherwise for devtmpfs, which needs
+# nothing.
+rq_udev_settle() {
+	[ -e /run/udev/control ] || return 0
+	_t0=$(rq_now)
+	udevadm settle --timeout=30
+	rq_time_add "wait:udev settle" "$(rq_since "$_t0")"
 }
 
 rq_udev_start() {
@@ -199,10 +489,18 @@ rq_udev_start() {
 		{ rq_log "udevd failed: $(cat /tmp/udevd.err)"; return 1; }
 	udevadm trigger --action=add --type=subsystems
 	udevadm trigger --action=add --type=devices
-	udevadm settle --timeout=30
+	rq_udev_settle
 }
 
-# --- tracing --------------------------------------------------------------
+rq_udev_stop() {
+	[ -e /run/udev/control ] || return 0
+	udevadm settle --timeout=10 > /dev/null 2>&1
+	udevadm control --exit > /dev/null 2>&1
+	pkill -KILL -x systemd-udevd 2>/dev/null
+	rm -rf /run/udev
+}
+
+# --- tracing ----------------------------------------------------------------------
 
 RQ_TRACE=/sys/kernel/tracing
 
@@ -220,46 +518,97 @@ rq_trace_stop() { # OUTFILE
 	echo 0 > $RQ_TRACE/tracing_on
 	cat $RQ_TRACE/trace > "$1"
 	for e in "$RQ_TRACE"/events/block/*/enable; do echo 0 > "$e"; done
+	for e in "$RQ_TRACE"/events/block/*/filter; do echo 0 > "$e"; done
 	echo > $RQ_TRACE/trace
 }
 
-# --- main -------------------------------------------------------------------
+# --- one scenario -------------------------------------------------------------------
 
 rq_run_scenario() { # NAME
 	RQ_SCENARIO=$1
+	RQ_SEQ=$((RQ_SEQ + 1))
 	RQ_DETAILS=/tmp/rq-details.json
 	RQ_DETAILS_DIR=/tmp/rq-details.d
+	RQ_FAILS=/tmp/rq-fails.txt
+	RQ_TIMING=/tmp/rq-timing.txt
+	RQ_TRIGGER=/tmp/rq-trigger.txt
+	RQ_ALLOWED=/tmp/rq-allowed.txt
+	RQ_REPORTS=/tmp/rq-reports.txt
 	echo '{}' > "$RQ_DETAILS"
-	rm -rf "$RQ_DETAILS_DIR"
+	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable
 	mkdir -p "$RQ_DETAILS_DIR"
 	echo 0 > "$RQ_DETAILS_DIR/.seq"
+	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
+		: > "$f"
+	done
 	RQ_REPORTED=0
 	RQ_T0=$(rq_now)
-	RQ_DMESG_START=$(dmesg | wc -l)
-	rm -f /tmp/rq-kwarn.txt
-	echo "RQPATH-START $RQ_SCENARIO" > "$RQ_RESULTS"
+	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
+	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
+	echo "RQPATH-START $RQ_SCENARIO t=$RQ_T0" > "$RQ_RESULTS"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"
-	if [ ! -r "$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh" ]; then
+	case $RQ_SCENARIO in
+	blktests:*) script=/rqpath/blktests.sh ;;
+	*) script=$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh ;;
+	esac
+	if [ ! -r "$script" ]; then
 		rq_result error "no such scenario in the guest image"
-		return
+	elif ! rq_oracle_start; then
+		rq_result error "the merge oracle did not load: $(cat /tmp/rq-oracle.err)"
+	else
+		# Each scenario runs in a subshell so that its variables, traps
+		# and working directory cannot leak into the next one.
+		(
+			rq_phase setup
+			# shellcheck source=/dev/null
+			. "$script"
+			case $RQ_SCENARIO in
+			blktests:*) bt_scenario "${RQ_SCENARIO#blktests:}" ;;
+			*) scenario_run ;;
+			esac
+			[ "$RQ_REPORTED" = 1 ] || rq_result error "scenario ended without a verdict"
+		)
 	fi
-	# Each scenario runs in a subshell so that its variables, traps and
-	# working directory cannot leak into the next one.
-	(
-		# shellcheck source=/dev/null
-		. "$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh"
-		scenario_run
-		[ "$RQ_REPORTED" = 1 ] || rq_result error "scenario ended without a verdict"
-	)
+	[ -e /tmp/rq-verdict ] || rq_result error "scenario ended without a verdict"
+	t_clean=$(rq_now)
 	rq_cleanup
+	rq_check_after "$(rq_since "$t_clean")"
+}
+
+# After the cleanup: what the kernel reported since the verdict, what the
+# cleanup could not undo.  A report here fails the scenario (the harness
+# turns its verdict into `warned`); a cleanup that failed ends the boot.
+rq_check_after() { # CLEANUP_SECONDS
+	n_at_verdict=$(wc -l < "$RQ_REPORTS")
+	rq_kernel_reports
+	leaks=$(rq_kmemleak_scan)
+	# Reports are in log order: the ones after the verdict's come last.
+	tail -n +"$((n_at_verdict + 1))" "$RQ_REPORTS" > /tmp/rq-reports-after.txt
+	if [ "${leaks:-0}" -gt 0 ]; then
+		echo "kmemleak: $leaks new suspected memory leaks" >> /tmp/rq-reports-after.txt
+		grep -A 12 '^unreferenced object' /tmp/rq-kmemleak.txt | head -n 40 > /tmp/rq-kmemleak-head.txt
+	fi
+	jq -n -c --rawfile r /tmp/rq-reports-after.txt --rawfile c /tmp/rq-cleanup.txt \
+		--rawfile k /tmp/rq-kmemleak-head.txt --argjson s "$1" \
+		'def lines: split("\n") | map(select(length > 0));
+		{new_reports: ($r | lines), cleanup_problems: ($c | lines), kmemleak: ($k | lines), cleanup_seconds: $s}' \
+		> /tmp/rq-checked.json 2>/dev/null || echo '{"new_reports": ["the post-cleanup check failed"]}' > /tmp/rq-checked.json
+	echo "RQPATH-CHECKED $RQ_SCENARIO $(cat /tmp/rq-checked.json)" > "$RQ_RESULTS"
+	rq_kmsg "CHECKED $RQ_SCENARIO #$RQ_SEQ"
+	if [ -e /tmp/rq-unusable ]; then
+		RQ_STOP="$(cat /tmp/rq-unusable)"
+	elif [ -s /tmp/rq-cleanup.txt ]; then
+		RQ_STOP="cleanup after $RQ_SCENARIO: $(head -n 1 /tmp/rq-cleanup.txt)"
+	fi
 }
 
 # Leave the guest as a scenario found it, whatever the scenario did: stop
-# what it may have left running, remove its dm devices, unload its
-# modules.  What cannot be undone is logged; the next scenario's own
-# checks (rq_scsi_debug_load refuses a stale scsi_debug) turn it into an
-# error rather than a silently different setup.
+# what it may have left running, remove its dm devices, unload its modules.
+# What cannot be undone goes into /tmp/rq-cleanup.txt: the harness reports
+# it, and the boot ends so that the next scenario starts in a fresh guest.
 rq_cleanup() {
+	: > /tmp/rq-cleanup.txt
+	: > /tmp/rq-kmemleak-head.txt
 	for p in rqcheck fio rqpathctl dd blkdiscard; do
 		pkill -KILL -x "$p" 2>/dev/null
 	done
@@ -267,17 +616,11 @@ rq_cleanup() {
 		multipathd disablequeueing maps > /dev/null 2>&1
 		multipath -F > /dev/null 2>&1
 		multipathd shutdown > /dev/null 2>&1
-		sleep 0.5
+		rq_wait 5 "multipathd exit" eval "! pidof multipathd > /dev/null"
 	fi
-	# The next scenario starts without udev unless it starts it: udevd's
-	# probes (blkid) open new devices, move their counters and hold
-	# modules.
-	if [ -e /run/udev/control ]; then
-		udevadm settle --timeout=10 > /dev/null 2>&1
-		udevadm control --exit > /dev/null 2>&1
-		pkill -KILL -x systemd-udevd 2>/dev/null
-		rm -rf /run/udev
-	fi
+	# udevd's probes (blkid) open new devices, move their counters and
+	# hold modules: the next scenario starts without it unless it starts it.
+	rq_udev_stop
 	grep -E ' /mnt' /proc/mounts | while read -r _ mnt _; do umount "$mnt" 2>/dev/null; done
 	for d in /sys/block/dm-*/dm/name; do
 		[ -e "$d" ] || continue
@@ -286,24 +629,39 @@ rq_cleanup() {
 	dmsetup remove_all > /dev/null 2>&1
 	for m in dm_rqpath dm_round_robin dm_multipath scsi_debug; do
 		if [ -d "/sys/module/$m" ] && ! rmmod "$m" 2>/dev/null; then
-			rq_log "cleanup: cannot unload $m after $RQ_SCENARIO"
+			echo "cannot unload $m" >> /tmp/rq-cleanup.txt
 		fi
 	done
 	dmsetup ls 2>/dev/null | grep -v '^No devices' | while read -r name _; do
-		rq_log "cleanup: device-mapper device $name left after $RQ_SCENARIO"
+		echo "device-mapper device $name left" >> /tmp/rq-cleanup.txt
 	done
 }
+
+# --- the boot -------------------------------------------------------------------------
+
+# The drivers of the guest's hardware, for a kernel that has them as modules
+# (a distribution kernel; ours build them in).
+RQ_BOOT_DRIVERS="virtio_pci virtio_scsi sd_mod sg ahci ext4 dm_mod"
 
 rq_boot_main() {
 	# Until a scenario starts udevd, libdevmapper must make the
 	# /dev/mapper nodes itself.
 	export DM_DISABLE_UDEV=1
+	for m in $RQ_BOOT_DRIVERS; do
+		[ -d "/sys/module/$m" ] || modprobe -q "$m" 2>/dev/null
+	done
 	RQ_STAGE=$(rq_cmdline_arg rqpath.stage || echo unknown)
 	export RQ_STAGE
-	echo "RQPATH-BOOTED stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo)" > "$RQ_RESULTS"
+	RQ_SEQ=0 RQ_STOP=""
+	echo "RQPATH-BOOTED stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) t=$(rq_now)" > "$RQ_RESULTS"
 	rq_log "booted stage $RQ_STAGE, $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus, $(rq_now)s"
 	for s in $(rq_cmdline_arg rqpath.scenarios | tr ',' ' '); do
 		rq_run_scenario "$s"
+		if [ -n "$RQ_STOP" ]; then
+			echo "RQPATH-STOP $s $RQ_STOP" > "$RQ_RESULTS"
+			rq_log "stopping after $s: $RQ_STOP"
+			break
+		fi
 	done
 	if [ "$(rq_cmdline_arg rqpath.shell)" = 1 ]; then
 		setsid cttyhack sh

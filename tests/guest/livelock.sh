@@ -22,6 +22,13 @@
 #     (block_rq_requeue) again and again, never
 #     completed (block_rq_complete)
 #
+# Trigger evidence (details.trigger, family "livelock"), on every stage: the
+# operation was mapped (rqpath: its op group's <mapped>; multipath: issued
+# on dm-N) and handed back busy at least once (rqpath: <busy>; multipath:
+# requeued on dm-N).  The paths answer every command busy (scsi_debug's
+# injection) until that happened, so on every stage the operation meets the
+# hand-back that the fixed stages retry and ffe81d45322c never gets past.
+#
 # Signal 4 is what "the dm device kept requeueing" means for dm-multipath:
 # every pass of the loop is dm_start_request() (block_rq_issue) and, on the
 # BLK_STS_RESOURCE, blk_mq_handle_dev_resource() (block_rq_requeue) on dm-N.
@@ -53,7 +60,9 @@
 #   error       anything else, with the reason (a signal that disagrees, an
 #               operation the device does not support, a setup failure).
 # A livelocked scenario reports and returns at once: the submitter cannot
-# be killed, the guest init resets the machine with SysRq-b.
+# be killed, so it marks the guest unusable (the boot ends and the harness
+# boots again for the next scenario), and the hung-task report about the
+# submitter is the one kernel report it expects.
 
 # shellcheck source=tests/guest/multipath.sh
 . /rqpath/multipath.sh
@@ -62,7 +71,8 @@
 # unit.  lbpu=1: UNMAP, so discard is supported.  scsi_debug supports WRITE
 # SAME (write zeroes) and reports a write-back cache (WCE) by default; both
 # are checked on the paths and on the dm device, not assumed.
-LL_SD_PARAMS="dev_size_mb=32 add_host=2 vpd_use_hostno=0 lbpu=1"
+LL_SD_PARAMS="dev_size_mb=32 add_host=2 vpd_use_hostno=0 lbpu=1 statistics=1"
+LL_SD_SYSFS=/sys/bus/pseudo/drivers/scsi_debug
 LL_NAME=rqll
 # Seconds after the operation started by which it must have completed or
 # all the livelock signals must be in.
@@ -72,6 +82,8 @@ LL_HUNG_TIMEOUT=5
 # rqpathctl watch: stall window, and a bound so that it never runs for ever.
 LL_STALL=3
 LL_WATCH_TIMEOUT=20
+# rqpathctl watch's exit status for "livelock found" (its README's table).
+LL_WATCH_LIVELOCK=1
 # Signal 4: at least this many requeues of the op on dm-N, the last one at
 # most LL_REQUEUE_RECENT seconds before the end of the observation.
 LL_MIN_REQUEUES=50
@@ -79,9 +91,6 @@ LL_REQUEUE_RECENT=1
 LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
 
 ll_log() { rq_log "livelock: $*"; }
-
-# ll_ge A B: A >= B, decimals allowed.
-ll_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 ll_error() { # REASON
 	ll_log "ERROR: $1"
@@ -101,25 +110,42 @@ ll_paths() {
 	LL_P1=$1 LL_P2=$2
 }
 
-
-# <in_flight> of an rqpath device from `dmsetup status` (dm-target/README.md:
-# after the path groups and <queue_if_no_path>); cheaper than rqpathctl + jq.
-ll_in_flight() {
-	dmsetup status "$1" 2>/dev/null | awk '$3 == "rqpath" { print $(5 + 4 * $4 + 1); exit }'
+# ll_op_counts NAME OP: LL_MAPPED and LL_BUSY of OP's op group(s) (reads and
+# writes for readwrite) from dm-rqpath's status.
+ll_op_counts() {
+	case $2 in
+	readwrite) rq_rqpath "$1" read_mapped write_mapped read_busy write_busy || return 1
+		LL_MAPPED=$((RQ_READ_MAPPED + RQ_WRITE_MAPPED)) LL_BUSY=$((RQ_READ_BUSY + RQ_WRITE_BUSY)) ;;
+	*)	rq_rqpath "$1" "$2_mapped" "$2_busy" || return 1
+		_op=$(echo "$2" | tr '[:lower:]' '[:upper:]')
+		eval "LL_MAPPED=\$RQ_${_op}_MAPPED LL_BUSY=\$RQ_${_op}_BUSY" ;;
+	esac
 }
 
-# ll_op_mapped NAME OP: clones of OP's group(s) mapped so far (reads and
-# writes for readwrite).
-ll_op_mapped() {
-	dmsetup status "$1" 2>/dev/null | awk -v op="$2" '$3 == "rqpath" {
-		i = 5 + 4 * $4 + 5; n = $i; m = 0
-		for (g = 0; g < n; g++) {
-			name = $(i + 1 + 5 * g)
-			if (name == op || (op == "readwrite" && (name == "read" || name == "write")))
-				m += $(i + 2 + 5 * g)
-		}
-		print m; exit
-	}'
+ll_op_mapped() { ll_op_counts "$1" "$2" && [ "$LL_MAPPED" -gt 0 ]; } # NAME OP
+
+# The paths answer busy as the operation starts: scsi_debug's busy
+# injection (opts=0x8000: queuecommand() returns SCSI_MLQUEUE_HOST_BUSY;
+# every_nth=1: for every command) until the operation was handed back busy
+# once, then off.  A full path queue would not do: dm-multipath's busy hook
+# then holds the request back before it is cloned, and
+# blk_insert_cloned_request() never sees it.
+ll_inject_busy() { # 1 or 0
+	if [ "$1" = 1 ]; then
+		echo 1 > "$LL_SD_SYSFS/every_nth" && echo 0x8000 > "$LL_SD_SYSFS/opts"
+	else
+		echo 0 > "$LL_SD_SYSFS/opts" && echo 0 > "$LL_SD_SYSFS/every_nth"
+	fi
+}
+
+# The operation was handed back busy: its op group's <busy> (rqpath), or a
+# requeue of it on dm-N (multipath).
+ll_busy_seen() { # OP
+	if ll_is_rqpath; then
+		ll_op_counts "$LL_DMNAME" "$1" && [ "$LL_BUSY" -gt 0 ]
+	else
+		grep -q -E "block_rq_requeue: $LL_DEVNO $(ll_rwbs_pattern "$1" | tr -d '^')" "$RQ_TRACE/trace"
+	fi
 }
 
 # ll_target TARGET: the dm device over LL_P1 LL_P2.  Sets LL_DMNAME (the
@@ -128,6 +154,7 @@ ll_op_mapped() {
 # LL_WHY set.
 ll_target() {
 	LL_TARGET=$1
+	rq_phase setup
 	case $1 in
 	rqpath|rqpathctl)
 		rq_modprobe dm-rqpath || { LL_WHY="modprobe dm-rqpath failed"; return 1; } ;;
@@ -176,6 +203,7 @@ ll_target() {
 # test would prove nothing (BLKZEROOUT falls back to plain writes, a flush
 # on a queue without a write cache completes at once).
 ll_check_support() {
+	rq_phase setup
 	: > /tmp/ll-limits.txt
 	for b in "${LL_P1##*/}" "${LL_P2##*/}" "$LL_DM"; do
 		q=/sys/block/$b/queue
@@ -217,10 +245,10 @@ ll_rwbs_pattern() {
 # Start the operation in the background; LL_PID, LL_CMD, LL_OP_T0.
 ll_start_op() {
 	case $1 in
-	# util-linux's blkdiscard by its path: busybox sh runs its own applet
-	# (which has no -z) for a bare "blkdiscard".
-	discard) set -- /usr/sbin/blkdiscard -o 0 -l 1048576 "$2" ;;
-	write_zeroes) set -- /usr/sbin/blkdiscard -z -o 0 -l 1048576 "$2" ;;
+	# util-linux's blkdiscard, -f: no signature probe (its reads would
+	# queue behind the busy paths and delay the operation past them).
+	discard) set -- blkdiscard -f -o 0 -l 1048576 "$2" ;;
+	write_zeroes) set -- blkdiscard -f -z -o 0 -l 1048576 "$2" ;;
 	# busybox sync FILE is fsync(), for a block device blkdev_issue_flush():
 	# an empty REQ_PREFLUSH bio, a REQ_OP_FLUSH request on a write-back queue.
 	flush) set -- sync "$2" ;;
@@ -265,20 +293,20 @@ ll_observe() {
 		echo "dev == $(echo "$LL_DEVNO" | awk -F, '{ printf "%d", $1 * 1048576 + $2 }')" > "$RQ_TRACE/events/block/$e/filter" ||
 			{ LL_WHY="cannot filter $e on $LL_DEVNO"; return 1; }
 	done
+	ll_inject_busy 1 || { LL_WHY="cannot turn on scsi_debug's busy injection"; return 1; }
+	rq_phase workload
 	echo ll-start > "$RQ_TRACE/trace_marker"
 	ll_start_op "$1" "$LL_DEV"
+	rq_wait 10 "a busy hand-back of the operation" ll_busy_seen "$1"
+	ll_inject_busy 0
 	LL_DONE=0 LL_RC="" LL_OP_SECONDS="" LL_WATCH_PID="" LL_WATCH_T="" LL_HUNG_SET_T="" LL_D_SEEN=""
 	# Signal 1: the watchdog, once the request is in flight (it checks for
 	# drained on its first sample) or the operation is over.
 	if ll_is_rqpath; then
-		i=0
 		# Wait for the operation itself: other I/O (blkid's probe reads)
 		# can be in flight and gone before the operation arrives, and a
 		# watch that starts in that gap samples in_flight 0 and ends.
-		while [ $i -lt 100 ] && ll_running && ! [ "$(ll_op_mapped "$LL_DMNAME" "$1")" -gt 0 ] 2>/dev/null; do
-			i=$((i + 1))
-			sleep 0.05
-		done
+		rq_wait 5 "the operation mapped" eval "! ll_running || ll_op_mapped $LL_DMNAME $1"
 		LL_WATCH_T=$(rq_since "$LL_OP_T0")
 		rqpathctl watch "$LL_DMNAME" --stall "$LL_STALL" --timeout "$LL_WATCH_TIMEOUT" \
 			--json /tmp/ll-watch.json > /tmp/ll-watch.txt 2>&1 &
@@ -304,7 +332,7 @@ ll_observe() {
 		# slept in D for a second somewhere else.
 		if [ -z "$LL_HUNG_SET_T" ] && [ -n "$LL_D_SEEN" ] &&
 			{ [ "$(cat "/proc/$LL_PID/wchan" 2>/dev/null)" = submit_bio_wait ] ||
-			  ll_ge "$t" "$(echo "$LL_D_SEEN" | awk '{ print $1 + 1 }')"; }; then
+			  rq_ge "$t" "$(echo "$LL_D_SEEN" | awk '{ print $1 + 1 }')"; }; then
 			echo 1 > /proc/sys/kernel/hung_task_check_interval_secs
 			echo "$LL_HUNG_TIMEOUT" > /proc/sys/kernel/hung_task_timeout_secs
 			LL_HUNG_SET_T=$t
@@ -314,8 +342,8 @@ ll_observe() {
 			{ [ -z "$LL_WATCH_PID" ] || ! kill -0 "$LL_WATCH_PID" 2>/dev/null; }; then
 			break
 		fi
-		ll_ge "$t" "$deadline" && break
-		sleep 0.2
+		rq_ge "$t" "$deadline" && break
+		rq_sleep 0.2 "livelock observation"
 	done
 	LL_OBSERVED=$(rq_since "$LL_OP_T0")
 	echo ll-end > "$RQ_TRACE/trace_marker"
@@ -330,11 +358,7 @@ ll_observe() {
 ll_end_watch() {
 	LL_WATCH_RC="" LL_WATCH_KILLED=0
 	[ -n "$LL_WATCH_PID" ] || return 0
-	i=0
-	while [ "$LL_DONE" = 1 ] && kill -0 "$LL_WATCH_PID" 2>/dev/null && [ $i -lt 30 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	[ "$LL_DONE" = 1 ] && rq_wait 3 "the watch to drain" eval "! rq_alive $LL_WATCH_PID"
 	if kill -0 "$LL_WATCH_PID" 2>/dev/null; then
 		kill "$LL_WATCH_PID"
 		LL_WATCH_KILLED=1
@@ -375,6 +399,18 @@ ll_trace_evidence() {
 		}' /tmp/ll-trace.txt > /tmp/ll-trace-ev.json
 }
 
+# The trigger: the op was mapped and handed back busy at least once.
+ll_trigger() {
+	if ll_is_rqpath; then
+		ll_op_counts "$LL_DMNAME" "$1" || LL_MAPPED=0 LL_BUSY=0
+	else
+		LL_MAPPED=$(jq '.issue' /tmp/ll-trace-ev.json 2>/dev/null)
+		LL_BUSY=$(jq '.requeue' /tmp/ll-trace-ev.json 2>/dev/null)
+	fi
+	rq_trigger livelock mapped "${LL_MAPPED:-0}" 1
+	rq_trigger livelock busy "${LL_BUSY:-0}" 1
+}
+
 # Collect the evidence files the details are made of (missing ones empty).
 ll_collect() {
 	for f in watch.json watch.txt status.json trace-ev.json hung.txt stack.txt rqcheck.json mpll.txt; do
@@ -382,6 +418,7 @@ ll_collect() {
 	done
 	ll_is_rqpath && rqpathctl status "$LL_DMNAME" --json > /tmp/ll-status.json 2>&1
 	ll_trace_evidence "$1"
+	ll_trigger "$1"
 	line=$(ll_hung_line)
 	if [ -n "$line" ]; then
 		tail -n +"${line%%:*}" /tmp/ll-dmesg.txt | head -n 24 > /tmp/ll-hung.txt
@@ -485,8 +522,8 @@ ll_judge_stuck() {
 	[ "$F_TRACE_LIVELOCK" = 1 ] || disagree="$disagree; $LL_DM trace: $F_TRACE_BRIEF"
 	[ "$F_HUNG" = 1 ] || disagree="$disagree; no hung-task report for $LL_PID"
 	if ll_is_rqpath; then
-		if [ "$LL_WATCH_RC" != 3 ]; then
-			disagree="$disagree; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT), not 3"
+		if [ "$LL_WATCH_RC" != "$LL_WATCH_LIVELOCK" ]; then
+			disagree="$disagree; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT), not $LL_WATCH_LIVELOCK (livelock)"
 		elif [ "$F_WATCH_STUCK_OK" != 1 ]; then
 			disagree="$disagree; rqpathctl watch names stuck ops $F_WATCH_STUCK, not $(ll_groups "$1")"
 		fi
@@ -497,6 +534,8 @@ ll_judge_stuck() {
 	fi
 	reason="'$LL_CMD' did not complete in ${LL_OBSERVED}s: $F_TRACE_BRIEF; submitter D in $F_STACK_TOP, hung-task report"
 	ll_is_rqpath && reason="$reason; rqpathctl watch: livelock, stuck $F_WATCH_STUCK, latency ${F_WATCH_LATENCY}s"
+	rq_allow_report "task [^ ]*:$LL_PID blocked for more than" "the livelocked submitter, which this scenario waits for"
+	rq_unusable "the livelocked '$LL_CMD' ($LL_PID) holds the dm device and its paths"
 	rq_result livelocked "$reason"
 }
 
@@ -519,9 +558,8 @@ ll_judge_done() {
 	[ "$F_TRACE_COMPLETED" = 1 ] || why="$why; $LL_DM trace has no completion of the op ($F_TRACE_BRIEF): it never reached the dm device as $1"
 	[ "$F_HUNG" = 0 ] || why="$why; a hung-task report for a submitter that completed"
 	[ "$1" != readwrite ] || [ "$F_RQCHECK_OK" = 1 ] || why="$why; rqcheck did not verify the data"
-	rq_kernel_log_check
-	! rq_kernel_warned || why="$why; kernel warnings: $(head -n 1 /tmp/rq-kwarn.txt)"
 	echo 120 > /proc/sys/kernel/hung_task_timeout_secs
+	rq_phase cleanup
 	ll_cleanup || why="$why; cleanup: $LL_WHY"
 	ll_log "cleaned up"
 	if [ -n "$why" ]; then
@@ -563,181 +601,5 @@ ll_scenario() {
 		ll_judge_done "$op"
 	else
 		ll_judge_stuck "$op"
-	fi
-}
-
-# --- watchdog-no-false-alarm --------------------------------------------------
-# Read/write load through dm-rqpath whose paths hand many clones back busy:
-# queue_depth 1 on each path (a clone beyond the SCSI device's budget makes
-# blk_insert_cloned_request() return BLK_STS_RESOURCE, on every stage) and
-# slow commands (scsi_debug ndelay), while rqcheck keeps up to 32 requests
-# in flight; blk-mq retries the refused ones every 3 ms
-# (BLK_MQ_RESOURCE_DELAY) and on every completion.  Two phases:
-#   heavy   20 ms commands: about 100 completions a second, busy several
-#           times that;
-#   sparse  0.9 s commands: a completion about every half second, busy a
-#           hundred times that: close to what the watchdog must still call
-#           progress (one completion per stall window is enough).
-# `rqpathctl watch --follow --stall 3` runs for the whole of each phase
-# (idle gaps between rqcheck's write and read passes do not end it), must
-# never say livelock, and ends "quiet" when the load is over.  The busy/completed ratio says how
-# hard the case was; below WD_MIN_RATIO the test proves nothing and says so
-# (error).
-WD_NAME=wdll
-WD_QDEPTH=1
-# ndelay (ns) and rqcheck arguments of each phase.
-WD_PHASES="heavy:20000000:--size=1m:--time=6 sparse:900000000:--size=16k:--time=5"
-WD_RQCHECK="--bs 4k --qd 32"
-WD_WAIT=60
-WD_MIN_RATIO=0.1
-WD_SD_SYSFS=/sys/bus/pseudo/drivers/scsi_debug
-
-# Summed <busy> and <completed> over all op groups of an rqpath device.
-wd_counts() {
-	dmsetup status "$1" 2>/dev/null | awk '$3 == "rqpath" {
-		i = 5 + 4 * $4 + 5; nops = $i; b = 0; c = 0
-		for (o = 0; o < nops; o++) { b += $(i + 3 + 5 * o); c += $(i + 4 + 5 * o) }
-		print b, c; exit }'
-}
-
-# wd_phase NAME NDELAY RQCHECK_ARGS: one load phase with the watchdog
-# beside it; a line in /tmp/wd-phases.txt, its sessions in
-# /tmp/wd-sessions.txt.  Returns 1 (WD_WHY) if it cannot run.
-wd_phase() {
-	phase=$1 nd=$2 args=$3
-	if ! echo "$nd" > "$WD_SD_SYSFS/ndelay" 2>/tmp/wd-nd.err || [ "$(cat "$WD_SD_SYSFS/ndelay")" != "$nd" ]; then
-		WD_WHY="cannot set scsi_debug ndelay=$nd: $(cat /tmp/wd-nd.err)"
-		return 1
-	fi
-	dmsetup message "$WD_NAME" 0 reset_counters || { WD_WHY="reset_counters refused"; return 1; }
-	: > "/tmp/wd-watch-$phase.txt"
-	# shellcheck disable=SC2086
-	rqcheck $WD_RQCHECK $args --json "/tmp/wd-rqcheck-$phase.json" "/dev/mapper/$WD_NAME" > "/tmp/wd-rqcheck-$phase.txt" 2>&1 &
-	pid=$!
-	t0=$(rq_now)
-	# One followed watch for the whole phase: the idle gaps between
-	# rqcheck's write and read passes do not end it, and stopping it once
-	# the load is over gives "quiet" unless it saw a livelock.
-	rqpathctl watch "$WD_NAME" --follow --stall "$LL_STALL" --timeout "$WD_WAIT" \
-		--json "/tmp/wd-watch-$phase.json" > "/tmp/wd-watch-$phase.txt" 2>&1 &
-	wpid=$!
-	i=0
-	while kill -0 "$pid" 2>/dev/null && [ $i -lt $((WD_WAIT * 10)) ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	load_s=$(rq_since "$t0")
-	if kill -0 "$pid" 2>/dev/null; then
-		WD_WHY="$phase: the load did not finish within ${WD_WAIT}s"
-		WD_STUCK=1
-		return 1
-	fi
-	wait "$pid"
-	rqrc=$?
-	stopped=0
-	if kill -0 "$wpid" 2>/dev/null; then
-		kill -TERM "$wpid"
-		stopped=1
-	fi
-	wait "$wpid"
-	rc=$?
-	echo "$phase 1 0 $(rq_since "$t0") $rc" >> /tmp/wd-sessions.txt
-	n=1
-	if [ "$stopped" = 0 ] && [ "$rc" != 3 ]; then
-		WD_WHY="$phase: rqpathctl watch ended (exit $rc) before the load did, so it did not cover the whole load"
-		return 1
-	fi
-	maxflat=$(jq -r '.max_flat_s // empty' "/tmp/wd-watch-$phase.json" 2>/dev/null)
-	echo "$phase $nd $load_s $n $rqrc $(wd_counts "$WD_NAME") ${maxflat:-null}" >> /tmp/wd-phases.txt
-}
-
-wd_scenario() {
-	WD_STUCK=0
-	rq_modprobe dm-rqpath || { ll_error "modprobe dm-rqpath failed"; return; }
-	ll_paths || { ll_error "scsi_debug paths did not come up ($LL_SD_PARAMS)"; return; }
-	for p in "$LL_P1" "$LL_P2"; do
-		echo "$WD_QDEPTH" > "/sys/block/${p##*/}/device/queue_depth"
-		qd=$(cat "/sys/block/${p##*/}/device/queue_depth")
-		[ "$qd" = "$WD_QDEPTH" ] || { ll_error "$p: queue_depth is $qd, wanted $WD_QDEPTH"; return; }
-	done
-	if ! rqpathctl create "$WD_NAME" "$LL_P1" "$LL_P2" > /tmp/wd-create.out 2>&1; then
-		ll_error "rqpathctl create failed: $(tail -n 2 /tmp/wd-create.out | tr '\n' ' ')"
-		return
-	fi
-	: > /tmp/wd-sessions.txt
-	: > /tmp/wd-phases.txt
-	why=""
-	for ph in $WD_PHASES; do
-		# shellcheck disable=SC2046
-		set -- $(echo "$ph" | tr ':' ' ')
-		name=$1 nd=$2
-		shift 2
-		wd_phase "$name" "$nd" "$*" || { why="$why; $WD_WHY"; break; }
-	done
-	echo 0 > "$WD_SD_SYSFS/ndelay" 2>/dev/null
-	# All figures in one jq.
-	for f in /tmp/wd-rqcheck-heavy.json /tmp/wd-rqcheck-sparse.json; do [ -e "$f" ] || : > "$f"; done
-	rq_details_sync
-	jq -c --arg sd "$LL_SD_PARAMS" --argjson qdepth "$WD_QDEPTH" --arg load "$WD_RQCHECK" --arg phases "$WD_PHASES" \
-		--argjson stall "$LL_STALL" --argjson minratio "$WD_MIN_RATIO" \
-		--rawfile sessions /tmp/wd-sessions.txt --rawfile ph /tmp/wd-phases.txt \
-		--rawfile rqh /tmp/wd-rqcheck-heavy.json --rawfile rqs /tmp/wd-rqcheck-sparse.json '
-	def json: try fromjson catch null;
-	def rows: split("\n") | map(select(length > 0) | split(" "));
-	def ratio(b; c): if c > 0 then (b / c * 1000 | round / 1000) else null end;
-	{heavy: ($rqh | json), sparse: ($rqs | json)} as $rq |
-	($sessions | rows | map({phase: .[0], n: (.[1] | tonumber), start_s: (.[2] | tonumber),
-	  end_s: (.[3] | tonumber), exit: (.[4] | tonumber)})) as $s |
-	($ph | rows | map({phase: .[0], ndelay_ns: (.[1] | tonumber), load_s: (.[2] | tonumber),
-	  watch_sessions: (.[3] | tonumber), rqcheck_exit: (.[4] | tonumber), busy: (.[5] | tonumber),
-	  completed: (.[6] | tonumber), max_flat_s: (.[7] | tonumber? // null)}
-	  | . + {busy_per_completion: ratio(.busy; .completed),
-	    completions_per_s: (if .load_s > 0 then (.completed / .load_s * 10 | round / 10) else null end),
-	    rqcheck: ($rq[.phase] | if . == null then null else {result, generations: (.generations | length),
-	      blocks_verified: .totals.blocks_verified, bad: .totals.bad, read_errors: .totals.read_errors,
-	      write_errors: .totals.write_errors} end)})) as $p |
-	. + {
-	  config: {scsi_debug: $sd, path_queue_depth: $qdepth, rqcheck: $load, phases: $phases,
-	    watch_stall_s: $stall, min_ratio: $minratio},
-	  phases: $p,
-	  watch_sessions: ($s | length),
-	  watch_exits: ($s | group_by(.exit) | map({key: (.[0].exit | tostring), value: length}) | from_entries),
-	  false_alarms: ($s | map(select(.exit == 3)) | length),
-	  bad_sessions: ($s | map(select(.exit != 0))),
-	  load_s: ($p | map(.load_s) | add // 0 | . * 100 | round / 100),
-	  watched_s: ($s | map(.end_s - .start_s) | add // 0 | . * 100 | round / 100),
-	  busy: ($p | map(.busy) | add // 0), completed: ($p | map(.completed) | add // 0),
-	  busy_per_completion: ratio($p | map(.busy) | add // 0; $p | map(.completed) | add // 0),
-	  min_phase_ratio: ($p | map(.busy_per_completion // 0) | min),
-	  max_flat_s: ($p | map(.max_flat_s // 0) | max)
-	}' "$RQ_DETAILS" > "$RQ_DETAILS.new" && mv "$RQ_DETAILS.new" "$RQ_DETAILS"
-	eval "$(jq -r '{W_ALARMS: .false_alarms, W_SESSIONS: .watch_sessions, W_RATIO: (.busy_per_completion // ""),
-		W_MINRATIO: (.min_phase_ratio // ""), W_NPHASES: (.phases | length), W_LOAD: .load_s, W_FLAT: .max_flat_s,
-		W_BAD: (.bad_sessions | map("\(.phase) session \(.n): exit \(.exit)") | join(", ")),
-		W_RQBAD: (.phases | map(select(.rqcheck_exit != 0 or (.rqcheck.blocks_verified // 0) == 0))
-		  | map("\(.phase): rqcheck exit \(.rqcheck_exit), \(.rqcheck.blocks_verified // 0) blocks verified, \(.rqcheck.bad // "?") bad") | join(", ")),
-		W_CORRUPT: (.phases | map(select(.rqcheck_exit == 1)) | length)}
-		| to_entries[] | "\(.key)=\(.value | tostring | @sh)"' "$RQ_DETAILS")"
-	[ "$W_ALARMS" = 0 ] || why="$why; FALSE ALARM: rqpathctl watch said livelock in $W_ALARMS of $W_SESSIONS sessions ($W_BAD)"
-	[ -z "$W_BAD" ] || [ "$W_ALARMS" != 0 ] || why="$why; watch sessions that did not end quiet: $W_BAD"
-	[ -z "$W_RQBAD" ] || why="$why; $W_RQBAD"
-	# shellcheck disable=SC2153 # set by the eval above
-	[ "$W_NPHASES" = 2 ] || why="$why; only $W_NPHASES of 2 load phases ran"
-	if [ -z "$W_MINRATIO" ] || ! ll_ge "$W_MINRATIO" "$WD_MIN_RATIO"; then
-		why="$why; a phase's busy/completed is ${W_MINRATIO:-undefined}, below $WD_MIN_RATIO: not the hard case this test is about"
-	fi
-	if [ "$WD_STUCK" = 0 ]; then
-		rqpathctl remove "$WD_NAME" > /tmp/wd-rm.out 2>&1 || why="$why; rqpathctl remove: $(tail -n 1 /tmp/wd-rm.out)"
-		rmmod dm_rqpath 2> /tmp/wd-rm.out || why="$why; rmmod dm_rqpath: $(cat /tmp/wd-rm.out)"
-		rmmod scsi_debug 2> /tmp/wd-rm.out || why="$why; rmmod scsi_debug: $(cat /tmp/wd-rm.out)"
-	fi
-	rq_kernel_log_check
-	! rq_kernel_warned || why="$why; kernel warnings: $(head -n 1 /tmp/rq-kwarn.txt)"
-	if [ "$W_CORRUPT" != 0 ] && [ "$W_ALARMS" = 0 ]; then
-		rq_result corrupted "rqcheck found corruption under the busy load (${why#; })"
-	elif [ -n "$why" ]; then
-		ll_error "${why#; }"
-	else
-		rq_result clean "$W_SESSIONS followed watch sessions over ${W_LOAD}s of load, all quiet, no false alarm; busy/completed $W_RATIO (lowest phase $W_MINRATIO), longest flat ${W_FLAT}s"
 	fi
 }

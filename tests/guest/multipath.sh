@@ -11,14 +11,12 @@ rq_multipath_start() {
 	rq_udev_start || return 1
 	if ! pidof multipathd > /dev/null; then
 		multipathd -d -s -v3 > /tmp/multipathd.log 2>&1 &
-		i=0
-		until multipathd show daemon 2>/dev/null | grep -q -E 'idle|running'; do
-			i=$((i + 1))
-			[ $i -lt 100 ] || { rq_log "multipathd did not start: $(tail -n 5 /tmp/multipathd.log)"; return 1; }
-			sleep 0.1
-		done
+		rq_wait 10 "multipathd start" rq_multipathd_ready ||
+			{ rq_log "multipathd did not start: $(tail -n 5 /tmp/multipathd.log)"; return 1; }
 	fi
 }
+
+rq_multipathd_ready() { multipathd show daemon 2>/dev/null | grep -q -E 'idle|running'; }
 
 # rq_multipath_map DEV...: a map over these paths (one LUN); prints its
 # /dev/mapper name.  The WWID comes from udev's ID_SERIAL, as multipath
@@ -30,17 +28,21 @@ rq_multipath_map() {
 	wwid=$(udevadm info --query=property --name="$1" | sed -n 's/^ID_SERIAL=//p')
 	[ -n "$wwid" ] || { rq_log "udev gave $1 no ID_SERIAL"; return 1; }
 	multipathd reconfigure > /dev/null 2>&1
-	i=0
-	until [ -b "/dev/mapper/$wwid" ] && [ "$(rq_multipath_active_paths "$wwid")" = "$#" ]; do
-		i=$((i + 1))
-		if [ $i -ge 150 ]; then
-			rq_log "no multipath map $wwid with $# active paths: $(multipath -ll 2>&1 | tr '\n' ' ')"
-			return 1
-		fi
-		[ $((i % 20)) = 0 ] && multipath "$1" > /dev/null 2>&1
-		sleep 0.2
-	done
+	if ! rq_wait 30 "the multipath map" rq_multipath_map_ready "$wwid" "$#" "$1"; then
+		rq_log "no multipath map $wwid with $# active paths: $(multipath -ll 2>&1 | tr '\n' ' ')"
+		return 1
+	fi
 	echo "/dev/mapper/$wwid"
+}
+
+# rq_multipath_map_ready WWID N DEV: the map exists with N active paths;
+# every few seconds ask multipath to build it, should the reconfigure have
+# raced udev.
+rq_multipath_map_ready() {
+	[ -b "/dev/mapper/$1" ] && [ "$(rq_multipath_active_paths "$1")" = "$2" ] && return 0
+	RQ_MP_POLLS=$((${RQ_MP_POLLS:-0} + 1))
+	[ $((RQ_MP_POLLS % 40)) = 0 ] && multipath "$3" > /dev/null 2>&1
+	return 1
 }
 
 # Active paths of a map, as multipathd sees them.
@@ -60,9 +62,5 @@ rq_multipath_stop() {
 	multipathd disablequeueing maps > /dev/null 2>&1
 	multipath -F > /dev/null 2>&1
 	multipathd shutdown > /dev/null 2>&1
-	i=0
-	while pidof multipathd > /dev/null && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	rq_wait 5 "multipathd exit" eval "! pidof multipathd > /dev/null"
 }

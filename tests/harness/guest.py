@@ -1,4 +1,12 @@
-"""Building guest images and booting them in QEMU.
+"""Booting a kernel in QEMU with a list of scenarios, and what came of it.
+
+A boot runs its scenarios one after another in one guest (tests/guest/lib.sh
+is the other side of the protocol).  Every boot starts with fresh files in
+a directory of its own, out/logs/TAG/, which also holds a script that
+replays it by hand.  The boot's results are classified from what the guest
+reported, what the console shows and how QEMU ended; a scenario that did
+not start because an earlier one made the guest unusable is handed back to
+the scheduler, which boots again for it.
 
 Nothing here touches the host kernel: kernels and modules only ever run
 inside qemu-system-x86_64.
@@ -7,132 +15,34 @@ inside qemu-system-x86_64.
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CACHE = os.environ.get("RQPATH_CACHE") or os.path.join(
-    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rqpath")
+from .kernels import HarnessError, cache_dir, log
 
-# Markers in the console log that mean the guest kernel died or complained
-# in a way no scenario may cause.
+# Console lines that mean the guest kernel died.
 CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG at",
-                 "general protection fault", "BUG: kernel NULL pointer")
+                 "general protection fault", "BUG: kernel NULL pointer", "BUG: KASAN:")
 
-QEMU = "qemu-system-x86_64"
+QEMU = os.environ.get("RQPATH_QEMU", "qemu-system-x86_64")
 GUEST_MEMORY_MB = 2048
-GUEST_CPUS = 2
-# Seconds a guest gets to reach the init's first report.
+GUEST_CPUS = int(os.environ.get("RQPATH_GUEST_CPUS", "2"))
+# Seconds a guest gets to reach init (times the kernel's slowdown).
 BOOT_DEADLINE = 90
-
-
-class HarnessError(Exception):
-    """The harness could not build, boot or run something: never a pass."""
-
-
-def log(msg):
-    print(msg, flush=True)
-
-
-def run_tool(cmd, what):
-    """Run a build tool, streaming its progress; return its stdout lines."""
-    log(f"$ {' '.join(os.path.relpath(c, TOP) if c.startswith(TOP) else c for c in cmd)}")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-    if proc.returncode != 0:
-        raise HarnessError(f"{what} failed (exit {proc.returncode})")
-    return proc.stdout.splitlines()
-
-
-class Stage:
-    """A built stage: kernel, modules and the per-stage guest image."""
-
-    def __init__(self, name):
-        self.name = name
-        out = run_tool([os.path.join(TOP, "qemu/build-kernel"), name], f"building stage {name}")
-        kv = dict(line.split("=", 1) for line in out if "=" in line)
-        try:
-            self.bzimage = kv["bzImage"]
-            self.modules = kv["modules"]
-            self.rqpath_ko = kv["dm-rqpath"]
-        except KeyError as e:
-            raise HarnessError(f"qemu/build-kernel {name} did not print {e}")
-        self.initramfs = None
-        touch(os.path.dirname(self.bzimage))
-
-    def build_image(self, base_cpio):
-        """Base image + this stage's modules (and dm-rqpath), one cpio."""
-        with open(self.rqpath_ko, "rb") as f:
-            key = hashlib.sha256(
-                (base_cpio + self.modules).encode() + f.read()).hexdigest()[:16]
-        out = os.path.join(CACHE, "initramfs", f"{self.name}-{key}.cpio")
-        if not os.path.exists(out):
-            with tempfile.TemporaryDirectory() as tmp:
-                shutil.copytree(self.modules, os.path.join(tmp, "root"), symlinks=True)
-                [version] = os.listdir(os.path.join(tmp, "root/lib/modules"))
-                extra = os.path.join(tmp, "root/lib/modules", version, "extra")
-                os.makedirs(extra, exist_ok=True)
-                shutil.copy(self.rqpath_ko, extra)
-                subprocess.run(["depmod", "-b", os.path.join(tmp, "root"), version], check=True)
-                mods = os.path.join(tmp, "modules.cpio")
-                with open(mods, "wb") as f:
-                    find = subprocess.Popen(["find", "."], cwd=os.path.join(tmp, "root"),
-                                            stdout=subprocess.PIPE)
-                    subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"],
-                                   cwd=os.path.join(tmp, "root"), stdin=find.stdout,
-                                   stdout=f, check=True)
-                    find.wait()
-                # The kernel unpacks concatenated newc archives in order.
-                tmp_out = f"{out}.tmp.{os.getpid()}"
-                with open(tmp_out, "wb") as f:
-                    for part in (base_cpio, mods):
-                        with open(part, "rb") as p:
-                            shutil.copyfileobj(p, f, 1 << 20)
-                os.rename(tmp_out, out)
-        touch(out)
-        self.initramfs = out
-
-
-def prune_cache(keep_minutes=120):
-    """Drop guest images, stage builds and build directories that no run
-    has touched for a while: every change to a scenario or a patch makes
-    new ones, and each image is ~100 MiB.  Recent ones stay, so runs in
-    progress (other checkouts share the cache) keep theirs."""
-    cutoff = time.time() - keep_minutes * 60
-    for sub in ("initramfs", "stages", "obj"):
-        d = os.path.join(CACHE, sub)
-        if not os.path.isdir(d):
-            continue
-        for entry in os.listdir(d):
-            path = os.path.join(d, entry)
-            try:
-                if os.stat(path).st_mtime < cutoff:
-                    if os.path.isdir(path):
-                        shutil.rmtree(path, ignore_errors=True)
-                    else:
-                        os.remove(path)
-            except FileNotFoundError:
-                pass
-
-
-def touch(path):
-    """Mark a cache entry as used, so prune_cache keeps it."""
-    try:
-        os.utime(path)
-    except FileNotFoundError:
-        pass
-
-
-def base_image():
-    out = run_tool([os.path.join(TOP, "qemu/build-initramfs")], "building the guest image")
-    touch(out[-1])
-    return out[-1]
+# Seconds a scenario's cleanup and post-cleanup check may take.
+CHECK_DEADLINE = 90
+# Seconds to wait for RQPATH-DONE and the reset after the last scenario.
+END_GRACE = 20
 
 
 class Hardware:
-    """Emulated devices a scenario asks for, made fresh for every boot."""
+    """Emulated devices the scenarios of a boot ask for, made fresh for
+    every boot; the same on every run, so that no scenario depends on a
+    QEMU default."""
 
     def __init__(self, names, workdir):
         self.names = sorted(set(names))
@@ -140,6 +50,7 @@ class Hardware:
         unknown = [n for n in self.names if not hasattr(self, "_" + n.replace("-", "_"))]
         if unknown:
             raise HarnessError(f"unknown qemu hardware {unknown}")
+        self.images = []
 
     def args(self):
         args = []
@@ -151,6 +62,7 @@ class Hardware:
         path = os.path.join(self.workdir, name)
         with open(path, "wb") as f:
             f.truncate(mb << 20)
+        self.images.append((name, mb))
         return path
 
     def _ahci_disk(self):
@@ -162,14 +74,31 @@ class Hardware:
     def _virtio_paths(self):
         # One LUN behind two virtio-scsi controllers: two SCSI paths to the
         # same image, with the same serial and WWN so multipath groups them.
+        # One request queue each, explicitly: QEMU's default follows the
+        # vCPU count.
         img = self._image("paths.img", 256)
         args = []
         for i in range(2):
-            args += ["-device", f"virtio-scsi-pci,id=vscsi{i}",
-                     "-drive", f"file={img},if=none,id=path{i},format=raw,cache=none,file.locking=off",
+            args += ["-device", f"virtio-scsi-pci,id=vscsi{i},num_queues=1",
+                     "-drive", f"file={img},if=none,id=path{i},format=raw,cache=none,file.locking=off,discard=unmap",
                      "-device", f"scsi-hd,drive=path{i},bus=vscsi{i}.0,share-rw=on,"
                                 f"serial=RQPATH0001,wwn=0x5000c50015ea71ac"]
         return args
+
+    def _virtio_mq_disk(self):
+        # One virtio-scsi disk on a controller with two request queues:
+        # a multi-queue SCSI host (the base stage's question).
+        img = self._image("mq.img", 256)
+        return ["-device", "virtio-scsi-pci,id=vscsimq,num_queues=2",
+                "-drive", f"file={img},if=none,id=mq0,format=raw,cache=none,discard=unmap",
+                "-device", "scsi-hd,drive=mq0,bus=vscsimq.0,serial=RQPATHMQ01"]
+
+    def _virtio_disk(self):
+        # One virtio-scsi disk, one request queue, discard passed through.
+        img = self._image("disk.img", 256)
+        return ["-device", "virtio-scsi-pci,id=vscsid,num_queues=1",
+                "-drive", f"file={img},if=none,id=vd0,format=raw,cache=none,discard=unmap",
+                "-device", "scsi-hd,drive=vd0,bus=vscsid.0,serial=RQPATHVD01"]
 
 
 def qemu_version():
@@ -177,69 +106,137 @@ def qemu_version():
     return out.stdout.splitlines()[0]
 
 
-class Boot:
-    """One QEMU run of one stage with a list of scenarios."""
+def accel_args(accel):
+    if accel == "kvm":
+        return ["-accel", "kvm", "-cpu", "host"]
+    if accel == "kvm-default-cpu":
+        return ["-accel", "kvm"]
+    if accel == "tcg":
+        return ["-accel", "tcg,thread=multi"]
+    # Anything else is passed as is: a bogus value makes QEMU fail.
+    return ["-accel", accel]
 
-    def __init__(self, stage, scenarios, accel, logdir, tag, shell=False):
-        self.stage = stage
+
+class Scenario:
+    """What a boot needs to know about one scenario: name, timeout, hardware."""
+
+    def __init__(self, name, timeout, hardware):
+        self.name, self.timeout, self.hardware = name, timeout, hardware
+
+
+class ScenarioState:
+    def __init__(self, scenario):
+        self.scenario = scenario
+        self.started_at = None      # host monotonic time of RQPATH-START
+        self.result = None          # the RQPATH-RESULT object
+        self.result_at = None
+        self.checked = None         # the RQPATH-CHECKED object
+        self.checked_at = None
+        self.final = None           # the classified result
+        self.kmsg_seq = None
+
+
+class Boot:
+    """One QEMU run of one kernel with a list of scenarios.
+
+    on_result(result) is called once per scenario as its result becomes
+    final (the progress lines); pending lists the scenarios that did not
+    start and should run in another boot.
+    """
+
+    def __init__(self, kernel, scenarios, accel, logdir, tag, slowdown=1.0,
+                 shell=False, on_result=None, extra_append=(), boot_deadline=BOOT_DEADLINE):
+        self.kernel = kernel
         self.scenarios = scenarios
         self.accel = accel
-        self.logdir = logdir
         self.tag = tag
-        self.console = os.path.join(logdir, f"{tag}.console.log")
-        self.results_path = os.path.join(logdir, f"{tag}.results.log")
-        self.timeout = 60 + sum(s.timeout for s in scenarios)
+        self.dir = os.path.join(logdir, tag)
+        self.console = os.path.join(self.dir, "console.log")
+        self.results_path = os.path.join(self.dir, "results.log")
+        self.slowdown = slowdown
         self.shell = shell
+        self.on_result = on_result or (lambda r: None)
+        self.extra_append = list(extra_append)
+        self.boot_deadline = boot_deadline * slowdown
+        self.states = [ScenarioState(s) for s in scenarios]
+        self.pending = []
+        self.exit_code = None
+        self.killed_by = None       # why the harness stopped QEMU, if it did
+        self.seconds = 0
+        self.boot_seconds = None    # host seconds until RQPATH-BOOTED
+        self.booted = False
+        self.done = False
+        self.stopped = None         # (scenario, reason) of RQPATH-STOP
+        self.hardware_images = []
+
+    # --- the command line -----------------------------------------------------
+
+    def append_line(self):
+        return " ".join([
+            "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic",
+            "hung_task_panic=0", "printk.devkmsg=on", "trace_clock=global",
+            f"rqpath.stage={self.kernel.stage}",
+            "rqpath.scenarios=" + ",".join(s.name for s in self.scenarios),
+        ] + (["rqpath.shell=1"] if self.shell else []) + self.extra_append)
 
     def command(self, workdir):
         hw = Hardware([h for s in self.scenarios for h in s.hardware], workdir)
-        append = " ".join([
-            "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic",
-            "hung_task_panic=0", "printk.devkmsg=on", "trace_clock=global",
-            f"rqpath.stage={self.stage.name}",
-            "rqpath.scenarios=" + ",".join(s.name for s in self.scenarios),
-        ] + (["rqpath.shell=1"] if self.shell else []))
         cmd = [QEMU, "-machine", "q35", "-m", str(GUEST_MEMORY_MB), "-smp", str(GUEST_CPUS),
                "-no-reboot", "-display", "none", "-monitor", "none",
-               "-kernel", self.stage.bzimage, "-initrd", self.stage.initramfs,
-               "-append", append]
+               "-kernel", self.kernel.bzimage, "-initrd", self.kernel.initramfs,
+               "-append", self.append_line()]
         cmd += accel_args(self.accel)
         if self.shell:
             cmd += ["-serial", "mon:stdio"]
         else:
             cmd += ["-serial", f"file:{self.console}"]
         cmd += ["-serial", f"file:{self.results_path}"]
-        return cmd + hw.args()
+        cmd += hw.args()
+        self.hardware_images = hw.images
+        return cmd
+
+    def write_replay(self, cmd, workdir):
+        """qemu.cmd as run, and replay: the same boot by hand, with fresh
+        disk images and the console on the terminal."""
+        with open(os.path.join(self.dir, "qemu.cmd"), "w") as f:
+            f.write(shlex.join(cmd) + "\n")
+        lines = ["#!/bin/sh", f"# Replays boot {self.tag} ({self.kernel.label}): the same kernel, image,",
+                 "# command line and (fresh, empty) disk images; the console on this terminal.",
+                 "set -e", 'd=$(mktemp -d)', "trap 'rm -rf \"$d\"' EXIT"]
+        for name, mb in self.hardware_images:
+            lines.append(f'truncate -s {mb}M "$d/{name}"')
+        replay = []
+        for a in cmd:
+            a = a.replace(workdir, "$d")
+            if a.startswith("file:"):
+                a = "file:/dev/null" if a.endswith("results.log") else a
+            replay.append(a)
+        # The console to the terminal, results discarded.
+        rendered = " ".join('"' + a.replace('"', '\\"') + '"' if "$d" in a else shlex.quote(a) for a in replay)
+        rendered = rendered.replace(shlex.quote(f"file:{self.console}"), "mon:stdio")
+        lines.append(f"exec {rendered}")
+        path = os.path.join(self.dir, "replay")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        os.chmod(path, 0o755)
+
+    # --- running --------------------------------------------------------------
 
     def run(self):
-        """Boot, wait for the guest to finish or the timeout; never leak QEMU."""
+        """Boot, follow the guest until it is done or stuck; never leak QEMU."""
+        shutil.rmtree(self.dir, ignore_errors=True)
+        os.makedirs(self.dir)
         start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="rqpath-boot-") as workdir:
             cmd = self.command(workdir)
-            with open(os.path.join(self.logdir, f"{self.tag}.qemu.cmd"), "w") as f:
-                f.write(" ".join(cmd) + "\n")
+            self.write_replay(cmd, workdir)
             if self.shell:
                 return subprocess.call(cmd)
-            with open(os.path.join(self.logdir, f"{self.tag}.qemu.log"), "w") as qlog:
+            with open(os.path.join(self.dir, "qemu.log"), "w") as qlog:
                 proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT,
                                         start_new_session=True)
-            self.timed_out = False
             try:
-                done_at = None
-                while proc.poll() is None:
-                    time.sleep(0.5)
-                    elapsed = time.monotonic() - start
-                    results = self._read(self.results_path)
-                    if done_at is None and "RQPATH-DONE" in results:
-                        done_at = elapsed
-                    if done_at is not None and elapsed - done_at > 15:
-                        break  # finished but did not reset: stop it
-                    if elapsed > BOOT_DEADLINE and "RQPATH-BOOTED" not in results:
-                        self.timed_out = True
-                        break  # never reached init: no point waiting
-                    if elapsed > self.timeout:
-                        self.timed_out = True
-                        break
+                self._follow(proc, start)
             finally:
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
@@ -248,71 +245,235 @@ class Boot:
         self.seconds = time.monotonic() - start
         return self.classify()
 
+    def _follow(self, proc, start):
+        offset = 0
+        partial = ""
+        done_at = None
+        self.started = start
+        deadline = start + self.boot_deadline
+        while proc.poll() is None:
+            time.sleep(0.5)
+            now = time.monotonic()
+            text = self._read(self.results_path, offset)
+            offset += len(text.encode(errors="replace"))
+            lines = (partial + text).split("\n")
+            partial = lines.pop()
+            for line in lines:
+                deadline = self._line(line.rstrip("\r"), now, deadline)
+                if line.startswith("RQPATH-DONE"):
+                    done_at = now
+            if done_at is not None and now - done_at > END_GRACE:
+                self.killed_by = "finished but did not reset"
+                break
+            if now > deadline:
+                self.killed_by = self._deadline_reason()
+                break
+        # What arrived between the last read and QEMU's exit.
+        text = partial + self._read(self.results_path, offset)
+        for line in text.split("\n"):
+            if line.strip():
+                self._line(line.rstrip("\r"), time.monotonic(), deadline)
+
+    def _deadline_reason(self):
+        running = self._running()
+        if not self.booted:
+            return "the guest never reached init"
+        if running is None:
+            return "no scenario running and no end"
+        st = running
+        if st.result is None:
+            return f"{st.scenario.name}: no verdict within its timeout"
+        return f"{st.scenario.name}: its cleanup did not finish"
+
+    def _running(self):
+        for st in self.states:
+            if st.started_at is not None and st.checked is None:
+                return st
+        return None
+
+    def _state(self, name):
+        for st in self.states:
+            if st.scenario.name == name:
+                return st
+        return None
+
+    def _line(self, line, now, deadline):
+        """One protocol line; returns the deadline by which the next must come."""
+        kind, _, rest = line.partition(" ")
+        if kind == "RQPATH-BOOTED":
+            self.booted = True
+            self.boot_seconds = round(now - self.started, 1)
+            return now + 30 * self.slowdown
+        if kind == "RQPATH-START":
+            st = self._state(rest.split()[0])
+            if st is not None:
+                st.started_at = now
+                return now + st.scenario.timeout * self.slowdown
+        elif kind == "RQPATH-RESULT":
+            try:
+                r = json.loads(rest)
+            except ValueError:
+                return deadline
+            st = self._state(r.get("scenario"))
+            if st is not None:
+                st.result, st.result_at = r, now
+                return now + CHECK_DEADLINE * self.slowdown
+        elif kind == "RQPATH-CHECKED":
+            name, _, js = rest.partition(" ")
+            st = self._state(name)
+            if st is not None:
+                try:
+                    st.checked = json.loads(js)
+                except ValueError:
+                    st.checked = {"new_reports": ["unreadable post-cleanup check"]}
+                st.checked_at = now
+                self._finalise(st)
+                return now + 30 * self.slowdown
+        elif kind == "RQPATH-STOP":
+            name, _, reason = rest.partition(" ")
+            self.stopped = (name, reason)
+        elif kind == "RQPATH-DONE":
+            self.done = True
+        return deadline
+
     @staticmethod
-    def _read(path):
+    def _read(path, offset=0):
         try:
-            with open(path, errors="replace") as f:
-                return f.read()
+            with open(path, "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
         except FileNotFoundError:
             return ""
 
-    def classify(self):
-        """One result per scenario, from what the guest reported and what the
-        console shows.  A scenario without a verdict is hung, crashed or an
-        error: never a pass."""
-        results_text = self._read(self.results_path)
+    # --- classifying ------------------------------------------------------------
+
+    def _console_crash(self):
+        """(marker, the scenario the console was in when it appeared)."""
         console = self._read(self.console)
-        crash = next((m for m in CRASH_MARKERS if m in console), None)
-        booted = "RQPATH-BOOTED" in results_text
-        reported = {}
-        started = []
-        for line in results_text.splitlines():
-            if line.startswith("RQPATH-START "):
-                started.append(line.split(" ", 1)[1].strip())
-            elif line.startswith("RQPATH-RESULT "):
-                try:
-                    r = json.loads(line.split(" ", 1)[1])
-                    reported[r["scenario"]] = r
-                except (ValueError, KeyError):
-                    pass
+        first = None
+        for m in CRASH_MARKERS:
+            i = console.find(m)
+            if i >= 0 and (first is None or i < first[0]):
+                first = (i, m)
+        if first is None:
+            return None, None
+        before = console[:first[0]]
+        # The kernel log marks each scenario's start and post-cleanup check.
+        last_start = before.rfind("rqpath: START ")
+        last_checked = before.rfind("rqpath: CHECKED ")
+        if last_start > last_checked:
+            name = before[last_start:].split()[2]
+            return first[1], name
+        return first[1], None
+
+    def _finalise(self, st):
+        """A scenario whose verdict and post-cleanup check are both in."""
+        r = dict(st.result)
+        details = dict(r.get("details") or {})
+        verdict = r["verdict"]
+        chk = st.checked or {}
+        timing = dict(r.get("timing") or {})
+        if "cleanup_seconds" in chk:
+            timing["cleanup"] = chk["cleanup_seconds"]
+        if st.started_at is not None and st.checked_at is not None:
+            timing["wall"] = round(st.checked_at - st.started_at, 1)
+        new = chk.get("new_reports") or []
+        problems = chk.get("cleanup_problems") or []
+        if chk.get("kmemleak"):
+            details["kmemleak"] = chk["kmemleak"]
+        if new:
+            details["kernel_reports_after_verdict"] = new
+            details.setdefault("scenario_verdict", verdict)
+            details["reason"] = f"the kernel reported after the verdict: {new[0]}"
+            verdict = "warned"
+        if problems:
+            details["cleanup_problems"] = problems
+            if verdict not in ("livelocked", "hung", "warned", "crashed") and not self._expects_unusable(st):
+                details.setdefault("scenario_verdict", verdict)
+                details["reason"] = f"the cleanup after the scenario failed: {problems[0]}"
+                verdict = "error"
+        st.final = self._result(st, verdict, r.get("seconds"), details, timing)
+        self.on_result(st.final)
+
+    def _expects_unusable(self, st):
+        return self.stopped is not None and self.stopped[0] == st.scenario.name and "cleanup" not in self.stopped[1]
+
+    def _result(self, st, verdict, seconds, details, timing=None):
+        k = self.kernel
+        return {"tree": k.tree, "variant": k.variant, "stage": k.stage, "kernel": k.release,
+                "scenario": st.scenario.name, "verdict": verdict, "seconds": seconds,
+                "timing": timing or {}, "details": details, "boot": self.tag}
+
+    def classify(self):
+        """One result per scenario that ran; the ones that never started go
+        to self.pending.  A scenario without a verdict and its check is
+        hung, crashed or an error: never a pass."""
+        crash, crash_in = self._console_crash()
+        qemu_failed = (self.exit_code not in (0, None) and self.killed_by is None
+                       and not self.done)
+        if qemu_failed:
+            qlog = self._read(os.path.join(self.dir, "qemu.log")).strip().splitlines()[-3:]
+            why = f"QEMU exited with status {self.exit_code} without finishing: {' / '.join(qlog)}"
         results = []
-        blocked_by = None
-        for s in self.scenarios:
-            r = reported.get(s.name)
-            if r is not None:
-                verdict, seconds, details = r["verdict"], r.get("seconds"), r.get("details", {})
-            elif not booted:
-                verdict, seconds = ("crashed" if crash else "error"), None
-                details = {"reason": f"guest did not boot ({crash or 'no boot marker'})"}
-            elif s.name in started:
-                seconds = None
+        progressed = any(st.started_at is not None for st in self.states)
+        for st in self.states:
+            name = st.scenario.name
+            if qemu_failed:
+                st.final = self._result(st, "error", None, {"reason": why})
+            elif st.final is not None:
+                pass  # its post-cleanup check passed before anything went wrong
+            elif st.result is not None:
+                # A verdict, but the guest never got through the cleanup.
+                d = dict(st.result.get("details") or {})
+                d["scenario_verdict"] = st.result["verdict"]
                 if crash:
-                    verdict, details = "crashed", {"reason": f"console shows '{crash}'"}
-                elif self.timed_out:
-                    verdict, details = "hung", {"reason": f"no verdict within {self.timeout}s"}
+                    d["reason"] = f"the console shows '{crash}' after the verdict, before the post-cleanup check"
+                    v = "crashed"
+                elif self.killed_by:
+                    d["reason"] = f"the cleanup after the verdict did not finish ({self.killed_by})"
+                    v = "hung"
                 else:
-                    verdict, details = "error", {"reason": "guest stopped without a verdict"}
-                blocked_by = s.name
+                    d["reason"] = "the guest stopped before the post-cleanup check"
+                    v = "error"
+                st.final = self._result(st, v, st.result.get("seconds"), d, st.result.get("timing"))
+            elif st.started_at is not None:
+                if crash:
+                    v, d = "crashed", {"reason": f"console shows '{crash}'"}
+                elif self.killed_by:
+                    v, d = "hung", {"reason": self.killed_by}
+                else:
+                    v, d = "error", {"reason": "the guest stopped without a verdict"}
+                st.final = self._result(st, v, None, d)
+            elif not self.booted:
+                v = "crashed" if crash else "error"
+                st.final = self._result(st, v, None, {"reason": f"the guest did not boot ({crash or self.killed_by or 'no boot marker'})"})
+            elif progressed and (self.stopped or crash or self.killed_by or self.done):
+                self.pending.append(st.scenario)
+                continue
             else:
-                verdict, seconds = "error", None
-                details = {"reason": f"not run: {blocked_by or 'guest stopped'} before it"}
-            if crash and r is not None:
-                details = dict(details, console_crash=crash)
-            results.append({"stage": self.stage.name, "scenario": s.name, "verdict": verdict,
-                            "seconds": seconds, "details": details, "boot": self.tag})
+                st.final = self._result(st, "error", None, {"reason": "not run: the guest stopped before it"})
+            if crash and st.final["verdict"] not in ("crashed",) and crash_in == name:
+                st.final["verdict"] = "crashed"
+                st.final["details"]["reason"] = f"console shows '{crash}' during the scenario or its cleanup"
+            if st.final is not None and st.checked is None:
+                self.on_result(st.final)
+            results.append(st.final)
+        # A verdict reported before a crash that came later in the boot is
+        # kept only if its post-cleanup check passed: _finalise did that.
         return results
 
+    def timing(self):
+        """The boot's own figures for the profile."""
+        first = min((st.started_at for st in self.states if st.started_at), default=None)
+        return {"boot": self.tag, "kernel": self.kernel.label, "seconds": round(self.seconds, 1),
+                "to_init": self.boot_seconds,
+                "scenarios": [st.scenario.name for st in self.states if st.started_at is not None],
+                "stopped": self.stopped[1] if self.stopped else None,
+                "killed": self.killed_by}
 
-def accel_args(accel):
-    if accel == "kvm":
-        return ["-accel", "kvm", "-cpu", "host"]
-    if accel == "kvm-default-cpu":
-        return ["-accel", "kvm"]
-    return ["-accel", "tcg,thread=multi"]
 
-
-def probe_accel(stage):
-    """Boot the stage with KVM once, with a short timeout, and cache the
+def probe_accel(kernel):
+    """Boot the kernel with KVM once, with a short timeout, and cache the
     answer: on some hosts /dev/kvm exists but cannot run a Linux guest."""
     forced = os.environ.get("RQPATH_ACCEL")
     if forced:
@@ -320,7 +481,7 @@ def probe_accel(stage):
     # The answer depends on the host (its kernel, its KVM, QEMU), not on
     # which of our kernels boots: probe once per host configuration.
     key = hashlib.sha256((qemu_version() + os.uname().release).encode()).hexdigest()[:16]
-    cache = os.path.join(CACHE, "accel")
+    cache = os.path.join(cache_dir(), "accel")
     try:
         with open(cache) as f:
             saved = json.load(f)
@@ -334,13 +495,16 @@ def probe_accel(stage):
     if os.access("/dev/kvm", os.R_OK | os.W_OK):
         for candidate in ("kvm", "kvm-default-cpu"):
             with tempfile.TemporaryDirectory() as d:
-                b = Boot(stage, [], candidate, d, "probe")
-                b.timeout = 20
-                b.run()
-                if "RQPATH-DONE" in b._read(b.results_path):
-                    accel, why = candidate, f"{candidate} booted {stage.name} to init"
+                b = Boot(kernel, [], candidate, d, "probe", boot_deadline=20)
+                try:
+                    b.run()
+                except HarnessError:
+                    pass
+                if b.done:
+                    accel, why = candidate, f"{candidate} booted {kernel.label} to init"
                     break
-                why = f"{candidate} did not boot {stage.name} to init within 20s"
+                why = f"{candidate} did not boot {kernel.label} to init within 20s"
+    os.makedirs(os.path.dirname(cache), exist_ok=True)
     with open(cache, "w") as f:
         json.dump({"key": key, "accel": accel, "why": why}, f)
     log(f"accel: {accel} ({why})")

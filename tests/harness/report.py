@@ -1,11 +1,27 @@
-"""The stage-by-scenario matrix: terminal table and out/matrix.json."""
+"""The matrix: progress while it runs, the terminal table, out/matrix.json,
+and the join of several shards' JSON into one matrix."""
 
 import json
 import os
+import sys
+import threading
+import time
+
+# Verdicts that can be expected; warned, hung, crashed, error and skipped
+# never pass.
+DETECTED = ("corrupted", "violated")
 
 
 def passes(result, expected):
     return result["verdict"] in expected
+
+
+def kernel_key(r):
+    return (r.get("tree", "6.1"), r.get("variant", "normal"))
+
+
+def block_name(tree, variant):
+    return f"tree {tree}" + (" (debug kernels)" if variant == "debug" else "")
 
 
 def cell(results, expected):
@@ -21,32 +37,146 @@ def cell(results, expected):
         text = " ".join(f"{v} {n}/{len(verdicts)}" for v, n in counts.items())
     if not ok:
         return f"FAIL {text} (want {'|'.join(expected)})"
-    mark = "~" if len(expected) > 1 else "ok"
-    return f"{mark} {text}"
+    # Either way the bug was detected: an assertion, not a measurement.
+    measured = len(expected) > 1 and set(expected) != set(DETECTED)
+    return f"{'~' if measured else 'ok'} {text}"
 
 
-def print_matrix(stages, scenarios, results):
-    by_cell = {}
+def print_matrix(results, order, out=sys.stdout):
+    """One block per tree (and variant): scenarios down, stages across.
+    ORDER: scenario names in the order to print them."""
+    blocks = {}
     for r in results:
-        by_cell.setdefault((r["scenario"], r["stage"]), []).append(r)
-    names = [s for s in scenarios if any((s, st) in by_cell for st in stages)]
-    cells = {(n, st): cell(by_cell[(n, st)], scenarios[n].expected(st))
-             for n in names for st in stages if (n, st) in by_cell}
-    w0 = max([len("scenario \\ stage")] + [len(n) for n in names])
-    widths = [max([len(st)] + [len(cells.get((n, st), "")) for n in names]) for st in stages]
-    line = "  ".join(["scenario \\ stage".ljust(w0)] + [st.ljust(w) for st, w in zip(stages, widths)])
-    print(line)
-    print("-" * len(line))
-    for n in names:
-        print("  ".join([n.ljust(w0)] + [cells.get((n, st), "-").ljust(w)
-                                         for st, w in zip(stages, widths)]))
-    print("ok: as expected   ~: measured, either verdict accepted   FAIL: not as expected")
+        blocks.setdefault(kernel_key(r), []).append(r)
+    for key in sorted(blocks):
+        rs = blocks[key]
+        stages = []
+        for r in rs:
+            if r["stage"] not in stages:
+                stages.append(r["stage"])
+        by_cell = {}
+        for r in rs:
+            by_cell.setdefault((r["scenario"], r["stage"]), []).append(r)
+        names = [n for n in order if any((n, st) in by_cell for st in stages)]
+        names += sorted({r["scenario"] for r in rs} - set(names))
+        cells = {c: cell(v, v[0]["expected"].split("|")) for c, v in by_cell.items()}
+        title = block_name(*key) + ": scenario \\ stage"
+        w0 = max([len(title)] + [len(n) for n in names])
+        widths = [max([len(st)] + [len(cells.get((n, st), "")) for n in names]) for st in stages]
+        print(file=out)
+        line = "  ".join([title.ljust(w0)] + [st.ljust(w) for st, w in zip(stages, widths)])
+        print(line, file=out)
+        print("-" * len(line), file=out)
+        for n in names:
+            print("  ".join([n.ljust(w0)] + [cells.get((n, st), "-").ljust(w)
+                                             for st, w in zip(stages, widths)]), file=out)
+    print("ok: as expected   ~: measured, either verdict accepted   FAIL: not as expected",
+          file=out)
 
 
-def write_json(path, tree, accel, results, timing):
+def print_evidence(results, out=sys.stdout):
+    """The trigger counts behind every verdict, one line per result."""
+    rows = []
+    for r in results:
+        t = (r.get("details") or {}).get("trigger")
+        o = (r.get("details") or {}).get("oracle")
+        if not isinstance(t, dict) and not isinstance(o, dict):
+            continue
+        parts = []
+        if isinstance(t, dict):
+            short = [k for k, v in t.get("counts", {}).items() if v < t.get("minimum", {}).get(k, 0)]
+            parts.append(" ".join(f"{k}={v}" + ("!" if k in short else "")
+                                  for k, v in t.get("counts", {}).items()))
+        if isinstance(o, dict):
+            parts.append(f"oracle: {o.get('count', 0)} violations in "
+                         f"{o.get('front_merges', 0)}+{o.get('back_merges', 0)} merges")
+        rows.append((r.get("tree", ""), r["stage"], r["scenario"], r["verdict"], "; ".join(parts)))
+    if not rows:
+        return
+    print("\ntrigger evidence (count! = below its minimum):", file=out)
+    for row in sorted(rows):
+        print(f"  {row[0]:5} {row[1]:14} {row[2]:38} {row[3]:10} {row[4]}", file=out)
+
+
+def write_json(path, meta, results, timing, boots):
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path + ".tmp", "w") as f:
-        json.dump({"tree": tree, "accel": accel, "timing": timing, "results": results},
-                  f, indent=1, sort_keys=False)
+        json.dump(dict(meta, timing=timing, boots=boots, results=results), f, indent=1)
         f.write("\n")
     os.rename(path + ".tmp", path)
+
+
+def merge(paths):
+    """Several runs' (shards') JSON as one: meta of the first, every result
+    and boot, timings added up."""
+    meta, results, boots, timing = None, [], [], {}
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        if meta is None:
+            meta = {k: v for k, v in d.items() if k not in ("results", "boots", "timing")}
+        results += d.get("results", [])
+        boots += d.get("boots", [])
+        for k, v in (d.get("timing") or {}).items():
+            if isinstance(v, (int, float)):
+                timing[k] = round(timing.get(k, 0) + v, 1)
+    meta = dict(meta or {}, merged_from=[os.path.basename(p) for p in paths])
+    return meta, results, timing, boots
+
+
+class Progress:
+    """One plain line per finished scenario (CI logs), and on a terminal a
+    status line below them with the running count and the time left."""
+
+    def __init__(self, total, est_seconds, jobs):
+        self.total = total
+        self.est_left = est_seconds
+        self.jobs = jobs
+        self.done = 0
+        self.failed = 0
+        self.t0 = time.monotonic()
+        self.lock = threading.Lock()
+        self.tty = sys.stdout.isatty()
+        self.seen = set()
+
+    def eta(self):
+        elapsed = time.monotonic() - self.t0
+        if self.done == 0:
+            left = self.est_left / self.jobs
+        else:
+            left = elapsed / self.done * (self.total - self.done)
+        return f"{int(left // 60)}m{int(left % 60):02d}s"
+
+    def result(self, r, expected):
+        ok = r["verdict"] in expected
+        key = (r["tree"], r.get("variant"), r["stage"], r["scenario"], r["boot"])
+        with self.lock:
+            revised = key in self.seen
+            self.seen.add(key)
+            if not revised:
+                self.done += 1
+                self.failed += 0 if ok else 1
+            secs = r.get("seconds")
+            line = (f"[{self.done:3}/{self.total}] {r['tree']:5} {r['stage']:14}"
+                    f"{'+debug' if r.get('variant') == 'debug' else ''} {r['scenario']:38} "
+                    f"{r['verdict']:10} {'ok  ' if ok else 'FAIL'} "
+                    f"{(f'{secs:.0f}s' if isinstance(secs, (int, float)) else '-'):>5}  eta {self.eta()}")
+            if revised:
+                line += "  (revised)"
+            if not ok:
+                line += f"  (want {'|'.join(expected)}: {(r.get('details') or {}).get('reason', '')[:120]})"
+            if self.tty:
+                sys.stdout.write("\r\033[K")
+            print(line, flush=True)
+            self.status()
+
+    def status(self):
+        if self.tty:
+            sys.stdout.write(f"  {self.done}/{self.total} done, {self.failed} not as expected, "
+                             f"{int(time.monotonic() - self.t0)}s, about {self.eta()} left")
+            sys.stdout.flush()
+
+    def finish(self):
+        if self.tty:
+            sys.stdout.write("\r\033[K")
+            sys.stdout.flush()

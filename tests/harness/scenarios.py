@@ -10,15 +10,31 @@ its body (scenario_run) is what the guest runs:
     # timeout: 120                                guest seconds under TCG
     # qemu: ahci-disk virtio-paths                extra emulated hardware (optional)
 
-An expected verdict may list alternatives, "corrupted|clean", for a result
-that is measured rather than asserted (the rate is what counts); such a
-cell passes with either and is shown as measured.
+An expected verdict may list alternatives: "corrupted|violated" (the bug was
+detected, either way) is an assertion; any other pair, "corrupted|clean",
+is a result that is measured rather than asserted (the rate is what
+counts), and such a cell is shown as measured.
 """
 
 import os
 import re
 
-VERDICTS = ("clean", "corrupted", "livelocked", "hung", "crashed", "error", "skipped")
+# clean       the trigger fired and nothing broke
+# corrupted   data was lost or wrong (bad blocks, verify failures, fsck damage)
+# violated    the merge invariant broke (a bio merged into a prepared
+#             request), but no data loss was seen
+# livelocked  an operation can never complete, and every signal agrees
+# warned      the kernel logged a report the scenario does not expect
+#             (WARNING, BUG, KASAN, lockdep, kmemleak, a hung task)
+# hung        no verdict before the scenario's timeout
+# crashed     oops or panic on the console
+# error       the scenario or the harness could not do its job, or the
+#             trigger did not fire
+# skipped     the kernel lacks what the scenario needs (the reason says what)
+# Only the first four can be expected; the others never pass.
+VERDICTS = ("clean", "corrupted", "violated", "livelocked", "warned", "hung", "crashed", "error",
+            "skipped")
+EXPECTABLE = ("clean", "corrupted", "violated", "livelocked")
 HEADER = re.compile(r"^#\s*([a-z ]+):\s*(.*?)\s*$")
 
 
@@ -70,8 +86,9 @@ class Scenario:
     def _verdicts(self, text):
         vs = tuple(v.strip() for v in text.split("|"))
         for v in vs:
-            if v not in VERDICTS:
-                raise ScenarioError(f"{self.path}: unknown verdict '{v}'")
+            if v not in EXPECTABLE:
+                raise ScenarioError(f"{self.path}: '{v}' is not a verdict a scenario can expect "
+                                    f"({', '.join(EXPECTABLE)})")
         return vs
 
     def expected(self, stage):

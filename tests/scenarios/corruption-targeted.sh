@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # rqpath scenario: corruption-targeted
 # summary: rqcheck front-merges into requests that failed direct issue on a busy scsi_debug disk
-# expect: clean; 6ce3dd6eec=corrupted
+# expect: clean; 6ce3dd6eec=corrupted|violated
 # boot: shared
 # timeout: 240
 
@@ -11,6 +11,6 @@
 scenario_run() {
 	disk=$(rq_busy_disk) || { rq_result error "the busy scsi_debug disk is not usable"; return; }
 	verdict=$(rq_targeted_workload "$disk")
-	rmmod scsi_debug || rq_log "rmmod scsi_debug failed"
-	rq_result "$verdict"
+	rmmod scsi_debug || rq_fail "rmmod scsi_debug failed"
+	rq_finish "$verdict"
 }

@@ -2,7 +2,7 @@
 # rqpath scenario: livelock-flush-rqpathctl
 # summary: fsync of the block device (REQ_OP_FLUSH) through dm-rqpath made with rqpathctl create; livelocks where blk_insert_cloned_request() may only issue reads and writes
 # expect: clean; ffe81d45322c=livelocked
-# boot: own
+# boot: shared
 # timeout: 90
 
 # shellcheck source=tests/guest/livelock.sh

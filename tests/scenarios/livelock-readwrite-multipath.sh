@@ -2,7 +2,7 @@
 # rqpath scenario: livelock-readwrite-multipath
 # summary: control: rqcheck reads and writes (data verified) through dm-multipath (multipathd map); clean on every stage
 # expect: clean
-# boot: own
+# boot: shared
 # timeout: 120
 
 # shellcheck source=tests/guest/livelock.sh

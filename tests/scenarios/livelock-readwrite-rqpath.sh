@@ -2,7 +2,7 @@
 # rqpath scenario: livelock-readwrite-rqpath
 # summary: control: rqcheck reads and writes (data verified) through dm-rqpath made with dmsetup and a raw table; clean on every stage
 # expect: clean
-# boot: own
+# boot: shared
 # timeout: 120
 
 # shellcheck source=tests/guest/livelock.sh

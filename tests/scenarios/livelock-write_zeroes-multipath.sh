@@ -2,7 +2,7 @@
 # rqpath scenario: livelock-write_zeroes-multipath
 # summary: blkdiscard -z (BLKZEROOUT, REQ_OP_WRITE_ZEROES) through dm-multipath (multipathd map); livelocks where blk_insert_cloned_request() may only issue reads and writes
 # expect: clean; ffe81d45322c=livelocked
-# boot: own
+# boot: shared
 # timeout: 90
 
 # shellcheck source=tests/guest/livelock.sh

@@ -16,18 +16,18 @@
 # shellcheck source=tests/guest/rqpath.sh
 . /rqpath/rqpath.sh
 
-TABLES=$RQP_DATA/rqpath-bad-tables.txt
-MESSAGES=$RQP_DATA/rqpath-bad-messages.txt
+TABLES=$RQ_DATA/rqpath-bad-tables.txt
+MESSAGES=$RQ_DATA/rqpath-bad-messages.txt
 MARK=0
 
 scenario_run() {
 	rqp_init
 	for f in "$TABLES" "$MESSAGES"; do
-		[ -r "$f" ] || rqp_fail "$f is not in the guest image (build-initramfs copies tests/data to /rqpath/data)"
+		[ -r "$f" ] || rq_fail "$f is not in the guest image (build-initramfs copies tests/data to /rqpath/data)"
 	done
 	# num_parts=1: a partition table on the shared store, so both paths
 	# have a first partition.
-	if ! rqp_failed && rqp_setup num_parts=1 && make_devices; then
+	if ! rq_failed && rqp_setup num_parts=1 && make_devices; then
 		check_tables
 		check_messages
 		check_rqpathctl_refusals
@@ -40,24 +40,23 @@ scenario_run() {
 make_devices() {
 	LIN=/dev/mapper/rqp-lin LINSZ=32768
 	rqp_run "dm-linear device" rqp_dmsetup create rqp-lin --table "0 $LINSZ linear $RQP_P2 0" || return 1
-	[ -b $LIN ] || { rqp_fail "no $LIN"; return 1; }
+	[ -b $LIN ] || { rq_fail "no $LIN"; return 1; }
 	PART=${RQP_P1}1
-	n=50
-	while [ ! -b "$PART" ] && [ $n -gt 0 ]; do sleep 0.1; n=$((n - 1)); done
-	[ -b "$PART" ] || { rqp_fail "precondition: scsi_debug num_parts=1 made no partition $PART"; return 1; }
+	rq_wait 5 "the partition node" test -b "$PART"
+	[ -b "$PART" ] || { rq_fail "precondition: scsi_debug num_parts=1 made no partition $PART"; return 1; }
 	PARTSZ=$(blockdev --getsz "$PART")
 	# A partition's size need not suit the table: use whole 4k blocks.
 	PARTSZ=$((PARTSZ / 8 * 8))
 	dd if=/dev/zero of=/tmp/rqp-4k.img bs=1M count=4 status=none
-	if ! LOOP=$($RQP_LOSETUP -f --show --sector-size 4096 /tmp/rqp-4k.img 2>/tmp/rqp-losetup.err); then
-		rqp_fail "precondition: losetup --sector-size 4096 failed: $(cat /tmp/rqp-losetup.err)"
+	if ! LOOP=$(losetup -f --show --sector-size 4096 /tmp/rqp-4k.img 2>/tmp/rqp-losetup.err); then
+		rq_fail "precondition: losetup --sector-size 4096 failed: $(cat /tmp/rqp-losetup.err)"
 		return 1
 	fi
 	RQP_LOOPS="$LOOP"
 	lbs=$(blockdev --getss "$LOOP")
-	[ "$lbs" = 4096 ] || { rqp_fail "precondition: $LOOP has logical block size $lbs, not 4096"; return 1; }
+	[ "$lbs" = 4096 ] || { rq_fail "precondition: $LOOP has logical block size $lbs, not 4096"; return 1; }
 	LOOPSZ=$(blockdev --getsz "$LOOP")
-	rqp_detail other_devices "$LIN (dm-linear, $LINSZ sectors), $PART ($PARTSZ sectors), $LOOP (4096-byte blocks, $LOOPSZ sectors)"
+	rq_detail other_devices "$LIN (dm-linear, $LINSZ sectors), $PART ($PARTSZ sectors), $LOOP (4096-byte blocks, $LOOPSZ sectors)"
 }
 
 # subst FILE: the data lines of FILE (comments and blank lines dropped)
@@ -119,7 +118,7 @@ check_tables() {
 		printf '%s\t%s\t%s\n' "$MARK" "$what" "$expect" >> /tmp/rqp-table-cases.txt
 		# dmsetup reads a table of several lines from stdin.
 		if out=$(printf '%b\n' "$table" | rqp_dmsetup create rqp-bad 2>&1); then
-			rqp_fail "bad table accepted ($what): $table"
+			rq_fail "bad table accepted ($what): $table"
 			rqp_dmsetup remove rqp-bad > /dev/null 2>&1
 		else
 			# "... failed: Invalid argument", for the details.
@@ -127,7 +126,7 @@ check_tables() {
 		fi
 		count_dm
 		if [ "$ndm" != "$before" ]; then
-			rqp_fail "bad table ($what): a device was left behind ($ndm dm devices, $before before)"
+			rq_fail "bad table ($what): a device was left behind ($ndm dm devices, $before before)"
 			rqp_dmsetup remove rqp-bad > /dev/null 2>&1
 			count_dm
 			before=$ndm
@@ -135,18 +134,18 @@ check_tables() {
 	done < /tmp/rqp-tables.txt
 	expect_logged table /tmp/rqp-table-cases.txt > /tmp/rqp-table-missed.txt
 	while IFS="$(printf '\t')" read -r what expect got; do
-		rqp_fail "bad table ($what): no '$expect' in the kernel log, got:$got"
+		rq_fail "bad table ($what): no '$expect' in the kernel log, got:$got"
 	done < /tmp/rqp-table-missed.txt
 	nok=$((ntables - $(wc -l < /tmp/rqp-table-missed.txt)))
-	rqp_detail_json bad_tables "{\"checked\": $ntables, \"refused_with_the_expected_reason\": $nok, \"errors\": {$(sort /tmp/rqp-table-errnos.txt | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s\"%s\": %d", s, $0, n; s = ", " }')}}"
+	rq_detail_json bad_tables "{\"checked\": $ntables, \"refused_with_the_expected_reason\": $nok, \"errors\": {$(sort /tmp/rqp-table-errnos.txt | uniq -c | awk '{ n = $1; $1 = ""; sub(/^ /, ""); printf "%s\"%s\": %d", s, $0, n; s = ", " }')}}"
 	rq_log "bad tables: $nok of $ntables refused with the expected reason"
-	[ "$ntables" -ge 20 ] || rqp_fail "only $ntables bad tables in $TABLES (20 wanted)"
+	[ "$ntables" -ge 20 ] || rq_fail "only $ntables bad tables in $TABLES (20 wanted)"
 }
 
 check_messages() {
 	rqp_run "create the target for the messages" rqp_dmsetup create rqp-m \
 		--table "0 $RQP_SECTORS rqpath 2 $RQP_P1 $RQP_P2" || return 1
-	SELF=$(rqp_devno "$(rq_dm_blkname rqp-m)")
+	SELF=$(rq_devno "$(rq_dm_blkname rqp-m)")
 	# Counters that are not zero, so that a reset would show.
 	dd if=/dev/mapper/rqp-m of=/dev/null bs=4k count=4 iflag=direct 2>/dev/null
 	rqp_st rqp-m || return 1
@@ -162,29 +161,44 @@ check_messages() {
 		printf '%s\t%s\t%s\n' "$MARK" "$what" "$expect" >> /tmp/rqp-msg-cases.txt
 		# shellcheck disable=SC2086 # the message is words
 		if out=$(dmsetup message rqp-m 0 $msg 2>&1); then
-			rqp_fail "bad message accepted ($what): $msg"
+			rq_fail "bad message accepted ($what): $msg"
 		else
 			case $out in
 			*"Invalid argument"*) ;;
-			*) rqp_fail "bad message refused, but not with EINVAL ($what): $out" ;;
+			*) rq_fail "bad message refused, but not with EINVAL ($what): $out" ;;
 			esac
 		fi
 	done < /tmp/rqp-msgs.txt
 	expect_logged message /tmp/rqp-msg-cases.txt > /tmp/rqp-msg-missed.txt
 	while IFS="$(printf '\t')" read -r what expect got; do
-		rqp_fail "bad message ($what): no '$expect' in the kernel log, got:$got"
+		rq_fail "bad message ($what): no '$expect' in the kernel log, got:$got"
 	done < /tmp/rqp-msg-missed.txt
 	nok=$((nmsgs - $(wc -l < /tmp/rqp-msg-missed.txt)))
-	rqp_detail_json bad_messages "{\"checked\": $nmsgs, \"warned_with_the_expected_text\": $nok}"
+	rq_detail_json bad_messages "{\"checked\": $nmsgs, \"warned_with_the_expected_text\": $nok}"
 	rq_log "bad messages: $nok of $nmsgs refused with the expected warning"
-	[ "$nmsgs" -ge 10 ] || rqp_fail "only $nmsgs bad messages in $MESSAGES (10 wanted)"
+	[ "$nmsgs" -ge 10 ] || rq_fail "only $nmsgs bad messages in $MESSAGES (10 wanted)"
 	# None of them changed anything.
 	rqp_st rqp-m
-	[ "$ST_line" = "$before" ] || rqp_fail "bad messages changed the status: before '$before', after '$ST_line'"
+	[ "$ST_line" = "$before" ] || rq_fail "bad messages changed the status: before '$before', after '$ST_line'"
 	# The target still works.
 	rqp_run "a read after the bad messages" timeout 10 dd if=/dev/mapper/rqp-m of=/dev/null bs=4k count=2 iflag=direct
 	rqp_run "a good message after the bad ones" dmsetup message rqp-m 0 fail_path "$RQP_M1"
-	rqp_st rqp-m && rqp_st_check "fail_path after the bad messages did not fail path 1" '[ "$ST_state_1$ST_state_2" = FA ]'
+	rqp_st rqp-m && rqp_st_check "fail_path after the bad messages did not fail path 1" '[ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = FA ]'
+	# Names are case-insensitive, as dm-multipath's.
+	rqp_run "a message in capitals" dmsetup message rqp-m 0 REINSTATE_PATH "$RQP_M1"
+	rqp_st rqp-m && rqp_st_check "REINSTATE_PATH did not reinstate path 1" '[ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = AA ]'
+	# A suspended device refuses messages (EBUSY), as dm-multipath does.
+	rqp_run "suspend for a message" dmsetup suspend rqp-m || return 1
+	if out=$(dmsetup message rqp-m 0 fail_path "$RQP_M1" 2>&1); then
+		rq_fail "a message to the suspended device was accepted"
+	else
+		case $out in
+		*"Device or resource busy"*) ;;
+		*) rq_fail "a message to the suspended device was refused, but not with EBUSY: $out" ;;
+		esac
+	fi
+	rqp_run "resume after the message" dmsetup resume rqp-m
+	rqp_st rqp-m && rqp_st_check "the refused message changed a path" '[ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = AA ]'
 }
 
 # rqpathctl passes the kernel's reason on, and a refused create leaves
@@ -192,28 +206,28 @@ check_messages() {
 check_rqpathctl_refusals() {
 	rqpathctl message rqp-m frobnicate > /tmp/rqp-ctl.out 2>&1
 	rc=$?
-	rqp_detail rqpathctl_bad_message "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
-	[ $rc = 1 ] || rqp_fail "rqpathctl message frobnicate: exit $rc, not 1"
+	rq_detail rqpathctl_bad_message "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
+	[ $rc = 3 ] || rq_fail "rqpathctl message frobnicate: exit $rc, not 3 (a failure)"
 	grep -q 'unrecognised message frobnicate' /tmp/rqp-ctl.out ||
-		rqp_fail "rqpathctl message frobnicate does not show the kernel's reason: $(tr '\n' ' ' < /tmp/rqp-ctl.out)"
+		rq_fail "rqpathctl message frobnicate does not show the kernel's reason: $(tr '\n' ' ' < /tmp/rqp-ctl.out)"
 
 	rqpathctl fail-path rqp-m "$LOOP" > /tmp/rqp-ctl.out 2>&1
 	rc=$?
-	rqp_detail rqpathctl_fail_not_a_path "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
-	[ $rc = 1 ] || rqp_fail "rqpathctl fail-path of a device that is not a path: exit $rc, not 1"
+	rq_detail rqpathctl_fail_not_a_path "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
+	[ $rc = 3 ] || rq_fail "rqpathctl fail-path of a device that is not a path: exit $rc, not 3 (a failure)"
 
 	rqpathctl create rqp-x "$RQP_P1" "$LOOP" > /tmp/rqp-ctl.out 2>&1
 	rc=$?
-	rqp_detail rqpathctl_create_mixed_block_sizes "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
-	[ $rc = 1 ] || rqp_fail "rqpathctl create over 512- and 4096-byte paths: exit $rc, not 1"
+	rq_detail rqpathctl_create_mixed_block_sizes "exit $rc: $(tr '\n' '|' < /tmp/rqp-ctl.out)"
+	[ $rc = 3 ] || rq_fail "rqpathctl create over 512- and 4096-byte paths: exit $rc, not 3 (a failure)"
 	grep -q 'Path devices have different logical block sizes' /tmp/rqp-ctl.out ||
-		rqp_fail "rqpathctl create over mixed block sizes does not show the kernel's reason: $(tr '\n' ' ' < /tmp/rqp-ctl.out)"
+		rq_fail "rqpathctl create over mixed block sizes does not show the kernel's reason: $(tr '\n' ' ' < /tmp/rqp-ctl.out)"
 	if dmsetup info rqp-x > /dev/null 2>&1 || [ -e /dev/mapper/rqp-x ]; then
-		rqp_fail "a refused rqpathctl create left rqp-x behind"
+		rq_fail "a refused rqpathctl create left rqp-x behind"
 	fi
 
 	rqp_run "remove the message target" rqp_dmsetup remove rqp-m
 	rqp_run "remove the dm-linear device" rqp_dmsetup remove rqp-lin
 	left=$(dmsetup ls 2>&1)
-	[ "$left" = "No devices found" ] || rqp_fail "dm devices left after the bad tables: $(echo "$left" | tr '\n' ' ')"
+	[ "$left" = "No devices found" ] || rq_fail "dm devices left after the bad tables: $(echo "$left" | tr '\n' ' ')"
 }

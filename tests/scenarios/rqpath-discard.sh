@@ -39,14 +39,15 @@ scenario_run() {
 
 # run_op TAG OPGROUP CMD...: run CMD in the background with fresh counters;
 # 0 when it completed successfully, 1 when it failed or livelocked (both
-# recorded), with the status in the ST_ variables.
+# recorded), with the status in the RQ_ variables.
 run_op() {
 	tag=$1 op=$2
+	OP=$(echo "$op" | tr '[:lower:]' '[:upper:]')
 	shift 2
 	rqp_run "reset_counters" dmsetup message rqp-d 0 reset_counters
 	pid=
 	rqp_bg pid "/tmp/rqp-$tag.out" "$@"
-	rqp_wait_pid "$pid" 1.5
+	rq_wait_pid "$pid" 1.5
 	rc=$?
 	if [ $rc = 124 ]; then
 		# Still running: a slow guest, a hang or a livelock?
@@ -55,82 +56,82 @@ run_op() {
 		wrc=$?
 		rqp_st rqp-d
 		case $wrc in
-		0)	rqp_wait_pid "$pid" 10
+		0)	rq_wait_pid "$pid" 10
 			rc=$? ;;
-		3)	stuck=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
+		1)	stuck=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
 				"/tmp/rqp-watch-$tag.json" 2>/dev/null)
 			rq_log "$tag: livelock: $stuck"
-			rqp_detail "livelock_$tag" "$stuck; status $ST_line"
+			rq_detail "livelock_$tag" "$stuck; status $ST_line"
 			LIVELOCKS="$LIVELOCKS $tag ($stuck)"
 			rqp_st_check "$tag: livelock, but the $op group is not the one busy with no completion" \
-				"[ \"\$ST_${op}_busy\" -gt 0 ] && [ \"\$ST_${op}_completed\" = 0 ]"
+				"[ \"\$RQ_${OP}_BUSY\" -gt 0 ] && [ \"\$RQ_${OP}_COMPLETED\" = 0 ]"
 			;;
-		*)	rqp_detail_lines "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
-			rqp_fail "$tag: '$*' did not complete and is no livelock (watch exit $wrc; status $(rqp_st_brief))" ;;
+		*)	rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
+			rq_fail "$tag: '$*' did not complete and is no livelock (watch exit $wrc; status $(rqp_st_brief))" ;;
 		esac
 		if rqp_running "$pid"; then
 			# Failing both paths turns every further mapping into an EIO.
 			dmsetup message rqp-d 0 fail_path "$RQP_M1"
 			dmsetup message rqp-d 0 fail_path "$RQP_M2"
-			rqp_wait_pid "$pid" 15
+			rq_wait_pid "$pid" 15
 			rc=$?
-			[ $rc = 124 ] && rqp_fail "$tag: '$*' still runs after both paths were failed"
+			[ $rc = 124 ] && rq_fail "$tag: '$*' still runs after both paths were failed"
 			dmsetup message rqp-d 0 reinstate_path "$RQP_M1"
 			dmsetup message rqp-d 0 reinstate_path "$RQP_M2"
-			rqp_st_wait rqp-d 5 '[ "$ST_in_flight" = 0 ]' ||
-				rqp_fail "$tag: requests still in flight after the livelock was broken ($(rqp_st_brief))"
+			rqp_st_wait rqp-d 5 '[ "$RQ_IN_FLIGHT" = 0 ]' ||
+				rq_fail "$tag: requests still in flight after the livelock was broken ($(rqp_st_brief))"
 			return 1
 		fi
 	fi
 	if [ $rc != 0 ]; then
-		rqp_fail "$tag: '$*' failed (exit $rc): $(tail -n 1 "/tmp/rqp-$tag.out")"
+		rq_fail "$tag: '$*' failed (exit $rc): $(tail -n 1 "/tmp/rqp-$tag.out")"
 		return 1
 	fi
 	rqp_st rqp-d || return 1
-	rqp_detail "status_$tag" "$ST_line"
-	eval "m=\$ST_${op}_mapped b=\$ST_${op}_busy c=\$ST_${op}_completed e=\$ST_${op}_errors"
+	rq_detail "status_$tag" "$ST_line"
+	eval "m=\$RQ_${OP}_MAPPED b=\$RQ_${OP}_BUSY c=\$RQ_${OP}_COMPLETED e=\$RQ_${OP}_ERRORS"
 	# shellcheck disable=SC2154 # set by the eval
 	rqp_st_check "$tag: not counted in the $op group, or counted wrong" \
 		'[ "$c" -ge 1 ] && [ "$m" = $((c + b)) ] && [ "$e" = 0 ]'
 	rqp_st_check "$tag: in_flight not 0 or errors after it completed" \
-		'[ "$ST_in_flight" = 0 ] && [ "$ST_tot_errors" = 0 ]'
+		'[ "$RQ_IN_FLIGHT" = 0 ] && [ "$RQ_ERRORS" = 0 ]'
 	return 0
 }
 
 check_ops() {
 	dm=$(rq_dm_blkname rqp-d)
-	rqp_detail limits "discard_max_bytes $(cat "/sys/block/$dm/queue/discard_max_bytes"), write_zeroes_max_bytes $(cat "/sys/block/$dm/queue/write_zeroes_max_bytes"), write_cache $(cat "/sys/block/$dm/queue/write_cache")"
+	rq_detail limits "discard_max_bytes $(cat "/sys/block/$dm/queue/discard_max_bytes"), write_zeroes_max_bytes $(cat "/sys/block/$dm/queue/write_zeroes_max_bytes"), write_cache $(cat "/sys/block/$dm/queue/write_cache")"
 	[ "$(cat "/sys/block/$dm/queue/discard_max_bytes")" -gt 0 ] ||
-		rqp_fail "precondition: the target does not support discard"
+		rq_fail "precondition: the target does not support discard"
 	# shellcheck disable=SC2086
 	rqp_rqcheck keep "write of the data to keep" --write-only $KEEP $DEV
 	# shellcheck disable=SC2086
 	rqp_rqcheck fill "write of the regions to discard and zero" --write-only $FILL $DEV
 	for p in $RQP_P1 $RQP_P2; do
-		[ "$(rqp_nonzero_bytes "$p" 4 2)" -gt 0 ] || rqp_fail "precondition: 4-6 MiB is already zero on $p"
+		[ "$(rqp_nonzero_bytes "$p" 4 2)" -gt 0 ] || rq_fail "precondition: 4-6 MiB is already zero on $p"
 	done
 
-	if run_op discard discard "$RQP_BLKDISCARD" -o 4MiB -l 1MiB $DEV; then
+	if run_op discard discard blkdiscard -o 4MiB -l 1MiB $DEV; then
 		for p in $RQP_P1 $RQP_P2; do
 			n=$(rqp_nonzero_bytes "$p" 4 1)
-			[ "$n" = 0 ] || rqp_fail "discard: 4-5 MiB on $p still has $n non-zero bytes"
+			[ "$n" = 0 ] || rq_fail "discard: 4-5 MiB on $p still has $n non-zero bytes"
 		done
 	fi
 	# Write zeroes goes down as REQ_OP_WRITE_ZEROES when the target
 	# advertises it (dm core turns it on if every path has it).
 	op="write"
 	[ "$(cat "/sys/block/$dm/queue/write_zeroes_max_bytes")" -gt 0 ] && op=write_zeroes
-	if run_op write_zeroes $op "$RQP_BLKDISCARD" -z -o 5MiB -l 1MiB $DEV; then
+	if run_op write_zeroes $op blkdiscard -z -o 5MiB -l 1MiB $DEV; then
 		for p in $RQP_P1 $RQP_P2; do
 			n=$(rqp_nonzero_bytes "$p" 5 1)
-			[ "$n" = 0 ] || rqp_fail "write zeroes: 5-6 MiB on $p still has $n non-zero bytes"
+			[ "$n" = 0 ] || rq_fail "write zeroes: 5-6 MiB on $p still has $n non-zero bytes"
 		done
 	fi
 	# fsync() of the block device: the dirty page, then an empty flush.
 	if [ "$(cat "/sys/block/$dm/queue/write_cache")" = "write back" ]; then
 		run_op flush flush dd if=/dev/zero of=$DEV bs=4k count=1 seek=1536 conv=fsync,notrunc status=none
 	else
-		rqp_fail "precondition: the target has no write back cache, so a flush never reaches it"
+		rq_fail "precondition: the target has no write back cache, so a flush never reaches it"
 	fi
 
 	# Nothing hit the data next to the regions.

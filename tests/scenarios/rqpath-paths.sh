@@ -37,16 +37,17 @@ fail_window() {
 	dmsetup) rqp_run "dmsetup message fail_path $m" dmsetup message rqp-p 0 fail_path "$m" || return 1 ;;
 	esac
 	rqp_st rqp-p || return 1
-	eval "st=\$ST_state_$n d0=\$ST_disp_$n o0=\$ST_disp_$other"
-	[ "$st" = F ] || rqp_fail "$how fail_path: path $n ($p) not shown failed (status: $(rqp_st_brief))"
-	sleep 0.5
+	eval "st=\$RQ_PATH${n}_STATE d0=\$RQ_PATH${n}_DISPATCHED o0=\$RQ_PATH${other}_DISPATCHED"
+	[ "$st" = F ] || rq_fail "$how fail_path: path $n ($p) not shown failed (status: $(rqp_st_brief))"
+	# The window: until the other path took 16 more clones (or the I/O ended).
+	rqp_st_wait rqp-p 5 "[ \"\$RQ_PATH${other}_DISPATCHED\" -ge $((o0 + 16)) ] || ! rqp_running $io"
 	running=0
 	rqp_running "$io" && running=1
 	rqp_st rqp-p || return 1
-	eval "d1=\$ST_disp_$n o1=\$ST_disp_$other"
-	[ "$d1" = "$d0" ] || rqp_fail "failed path $n ($p) got $((d1 - d0)) clones while failed"
+	eval "d1=\$RQ_PATH${n}_DISPATCHED o1=\$RQ_PATH${other}_DISPATCHED"
+	[ "$d1" = "$d0" ] || rq_fail "failed path $n ($p) got $((d1 - d0)) clones while failed"
 	if [ $running = 1 ] && [ "$o1" -le "$o0" ]; then
-		rqp_fail "path $other got no clone while path $n was failed and I/O ran (status: $(rqp_st_brief))"
+		rq_fail "path $other got no clone while path $n was failed and I/O ran (status: $(rqp_st_brief))"
 	fi
 	case $how in
 	rqpathctl) rqp_run "rqpathctl reinstate-path $p" rqpathctl reinstate-path rqp-p "$p" || return 1 ;;
@@ -54,7 +55,7 @@ fail_window() {
 	dmsetup) rqp_run "dmsetup message reinstate_path $p" dmsetup message rqp-p 0 reinstate_path "$p" || return 1 ;;
 	esac
 	rqp_st rqp-p && rqp_st_check "$how reinstate_path: path $n ($p) not active again" \
-		"[ \"\$ST_state_$n\" = A ]"
+		"[ \"\$RQ_PATH${n}_STATE\" = A ]"
 	windows=$((windows + 1))
 }
 
@@ -69,11 +70,13 @@ check_fail_reinstate_under_io() {
 	io='' windows=0 fails1=0 fails2=0 runs=0
 	while [ "$windows" -lt $WINDOWS ]; do
 		if ! rqp_running "$io"; then
-			[ -n "$io" ] && { rqp_wait_pid "$io" 0; rqp_rqcheck_done "io$runs" "I/O while paths failed and came back (run $runs)" $?; }
+			[ -n "$io" ] && { rq_wait_pid "$io" 0; rqp_rqcheck_done "io$runs" "I/O while paths failed and came back (run $runs)" $?; }
 			runs=$((runs + 1))
+			rqp_st rqp-p
+			m0=$RQ_MAPPED
 			rqp_bg io "/tmp/rqp-io$runs.txt" rqcheck --bs 4k --size 16m --qd 16 --time 2 --seed 3003 \
 				--json "/tmp/rqp-io$runs.json" $DEV
-			sleep 0.3
+			rqp_st_wait rqp-p 10 "[ \"\$RQ_MAPPED\" -gt $m0 ]"
 		fi
 		if [ $((windows % 2)) = 0 ]; then
 			fail_window rqpathctl 1 || break
@@ -83,19 +86,19 @@ check_fail_reinstate_under_io() {
 			fails2=$((fails2 + 1))
 		fi
 	done
-	rqp_wait_pid "$io" 30
+	rq_wait_pid "$io" 30
 	rqp_rqcheck_done "io$runs" "I/O while paths failed and came back (run $runs)" $?
-	rqp_detail fail_windows "$windows fail/reinstate windows under I/O (path 1: $fails1 by rqpathctl, path 2: $fails2 by dmsetup message), $runs rqcheck runs"
-	[ "$windows" = $WINDOWS ] || rqp_fail "only $windows of $WINDOWS fail/reinstate windows ran"
+	rq_detail fail_windows "$windows fail/reinstate windows under I/O (path 1: $fails1 by rqpathctl, path 2: $fails2 by dmsetup message), $runs rqcheck runs"
+	[ "$windows" = $WINDOWS ] || rq_fail "only $windows of $WINDOWS fail/reinstate windows ran"
 	rqp_st rqp-p || return 1
-	rqp_detail status_after_failovers "$ST_line"
+	rq_detail status_after_failovers "$ST_line"
 	rqp_st_check "after the failovers: fail counts are not $fails1 and $fails2" \
-		'[ "$ST_fails_1" = "$fails1" ] && [ "$ST_fails_2" = "$fails2" ]'
-	rqp_st_check "after the failovers: paths not both active" '[ "$ST_state_1$ST_state_2" = AA ]'
+		'[ "$RQ_PATH1_FAIL_COUNT" = "$fails1" ] && [ "$RQ_PATH2_FAIL_COUNT" = "$fails2" ]'
+	rqp_st_check "after the failovers: paths not both active" '[ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = AA ]'
 	rqp_st_check "after the failovers: in flight, errors, or mapped != completed + busy" \
-		'[ "$ST_in_flight" = 0 ] && [ "$ST_tot_errors" = 0 ] && [ "$ST_tot_mapped" = $((ST_tot_completed + ST_tot_busy)) ]'
+		'[ "$RQ_IN_FLIGHT" = 0 ] && [ "$RQ_ERRORS" = 0 ] && [ "$RQ_MAPPED" = $((RQ_COMPLETED + RQ_BUSY)) ]'
 	rqp_st_check "after the failovers: dispatched does not add up to mapped" \
-		'[ $((ST_disp_1 + ST_disp_2)) = "$ST_tot_mapped" ]'
+		'[ $((RQ_PATH1_DISPATCHED + RQ_PATH2_DISPATCHED)) = "$RQ_MAPPED" ]'
 	# rqpathctl's parser on a line with fail counts.
 	rqp_status_json rqp-p
 }
@@ -105,57 +108,59 @@ check_fail_reinstate_under_io() {
 check_queue_if_no_path() {
 	rqp_run "queue_if_no_path" dmsetup message rqp-p 0 queue_if_no_path || return 1
 	rqp_run "reset_counters" dmsetup message rqp-p 0 reset_counters
-	rqp_st rqp-p && rqp_st_check "queue_if_no_path message: status does not show queueing" '[ "$ST_queue" = 1 ]'
+	rqp_st rqp-p && rqp_st_check "queue_if_no_path message: status does not show queueing" '[ "$RQ_QUEUE_IF_NO_PATH" = 1 ]'
 	rqp_run "fail path 1" rqpathctl fail-path rqp-p "$RQP_P1" || return 1
 	rqp_run "fail path 2" rqpathctl fail-path rqp-p "$RQP_P2" || return 1
 	q="--bs 4k --offset 20m --size 64k --qd 4 --seed 3004 --gen 1"
 	w=
 	# shellcheck disable=SC2086
 	rqp_bg w /tmp/rqp-queued.txt rqcheck --write-only $q --json /tmp/rqp-queued.json $DEV
-	sleep 2
+	rqp_st_wait rqp-p 10 '[ "$RQ_IN_FLIGHT" -ge 1 ] && [ "$RQ_NO_PATH_REQUEUES" -ge 1 ]'
 	rqp_st rqp-p
-	rqp_detail status_queued "$ST_line"
+	rq_detail status_queued "$ST_line"
 	if ! rqp_running "$w"; then
-		rqp_wait_pid "$w" 0
-		rqp_fail "queue_if_no_path: the write finished (exit $?) with no path instead of waiting: $(tail -n 1 /tmp/rqp-queued.txt)"
+		rq_wait_pid "$w" 0
+		rq_fail "queue_if_no_path: the write finished (exit $?) with no path instead of waiting: $(tail -n 1 /tmp/rqp-queued.txt)"
 	fi
 	rqp_st_check "queue_if_no_path: waiting write not in flight, not requeued for want of a path" \
-		'[ "$ST_in_flight" -ge 1 ] && [ "$ST_nopath" -ge 1 ] && [ "$ST_state_1$ST_state_2" = FF ]'
+		'[ "$RQ_IN_FLIGHT" -ge 1 ] && [ "$RQ_NO_PATH_REQUEUES" -ge 1 ] && [ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = FF ]'
 	rqp_run "reinstate path 2" rqpathctl reinstate-path rqp-p "$RQP_P2"
-	rqp_wait_pid "$w" 15
+	rq_wait_pid "$w" 15
 	rc=$?
-	[ $rc = 124 ] && rqp_fail "queue_if_no_path: the write did not complete within 15 s of reinstating a path"
+	[ $rc = 124 ] && rq_fail "queue_if_no_path: the write did not complete within 15 s of reinstating a path"
 	rqp_rqcheck_done queued "queue_if_no_path: the write that waited for a path" $rc
 	# shellcheck disable=SC2086
 	rqp_rqcheck queued_p1 "queue_if_no_path: the write that waited, read on path $RQP_P1" --verify-only $q "$RQP_P1"
 	rqp_st rqp-p && rqp_st_check "queue_if_no_path: in flight after completion, or errors" \
-		'[ "$ST_in_flight" = 0 ] && [ "$ST_tot_errors" = 0 ]'
+		'[ "$RQ_IN_FLIGHT" = 0 ] && [ "$RQ_ERRORS" = 0 ]'
 
 	# fail_if_no_path fails what waits.
 	rqp_run "fail path 2" rqpathctl fail-path rqp-p "$RQP_P2" || return 1
 	w=
+	rqp_st rqp-p
+	r0=$RQ_NO_PATH_REQUEUES
 	rqp_bg w /tmp/rqp-queued2.txt dd if=/dev/zero of=$DEV bs=4k count=1 seek=6000 oflag=direct
-	sleep 1.5
-	rqp_running "$w" || rqp_fail "queue_if_no_path: a second write did not wait for a path: $(cat /tmp/rqp-queued2.txt)"
-	rqp_st rqp-p && rqp_st_check "queue_if_no_path: the second write is not in flight" '[ "$ST_in_flight" -ge 1 ]'
+	rqp_st_wait rqp-p 10 "[ \"\$RQ_IN_FLIGHT\" -ge 1 ] && [ \"\$RQ_NO_PATH_REQUEUES\" -gt $r0 ]"
+	rqp_running "$w" || rq_fail "queue_if_no_path: a second write did not wait for a path: $(cat /tmp/rqp-queued2.txt)"
+	rqp_st rqp-p && rqp_st_check "queue_if_no_path: the second write is not in flight" '[ "$RQ_IN_FLIGHT" -ge 1 ]'
 	rqp_run "fail_if_no_path" dmsetup message rqp-p 0 fail_if_no_path
-	rqp_wait_pid "$w" 5
+	rq_wait_pid "$w" 5
 	rc=$?
-	rqp_detail fail_if_no_path_while_queued "dd exit $rc: $(tr '\n' ' ' < /tmp/rqp-queued2.txt)"
+	rq_detail fail_if_no_path_while_queued "dd exit $rc: $(tr '\n' ' ' < /tmp/rqp-queued2.txt)"
 	case $rc in
-	0)	rqp_fail "fail_if_no_path: the waiting write succeeded with no path" ;;
-	124)	rqp_fail "fail_if_no_path: the waiting write still waits 5 s after fail_if_no_path" ;;
+	0)	rq_fail "fail_if_no_path: the waiting write succeeded with no path" ;;
+	124)	rq_fail "fail_if_no_path: the waiting write still waits 5 s after fail_if_no_path" ;;
 	*)	grep -q -e 'I/O error' -e 'Input/output error' /tmp/rqp-queued2.txt ||
-			rqp_fail "fail_if_no_path: the waiting write failed, but not with EIO: $(cat /tmp/rqp-queued2.txt)" ;;
+			rq_fail "fail_if_no_path: the waiting write failed, but not with EIO: $(cat /tmp/rqp-queued2.txt)" ;;
 	esac
 	rqp_st rqp-p && rqp_st_check "fail_if_no_path: still in flight, or queueing still shown" \
-		'[ "$ST_in_flight" = 0 ] && [ "$ST_queue" = 0 ]'
+		'[ "$RQ_IN_FLIGHT" = 0 ] && [ "$RQ_QUEUE_IF_NO_PATH" = 0 ]'
 }
 
 # Without queueing and with no path, I/O fails at once with EIO; after a
 # reinstate the device works again.
 check_fail_if_no_path() {
-	rqp_st rqp-p && rqp_st_check "no path: both paths should be failed" '[ "$ST_state_1$ST_state_2" = FF ]'
+	rqp_st rqp-p && rqp_st_check "no path: both paths should be failed" '[ "$RQ_PATH1_STATE$RQ_PATH2_STATE" = FF ]'
 	for op in read write; do
 		if [ $op = read ]; then
 			set -- dd if=$DEV of=/dev/null bs=4k count=1 skip=6001 iflag=direct
@@ -164,23 +169,23 @@ check_fail_if_no_path() {
 		fi
 		d=
 		rqp_bg d "/tmp/rqp-nopath-$op.txt" "$@"
-		rqp_wait_pid "$d" 5
+		rq_wait_pid "$d" 5
 		rc=$?
-		rqp_detail "no_path_$op" "dd exit $rc: $(tr '\n' ' ' < "/tmp/rqp-nopath-$op.txt")"
+		rq_detail "no_path_$op" "dd exit $rc: $(tr '\n' ' ' < "/tmp/rqp-nopath-$op.txt")"
 		case $rc in
-		0)	rqp_fail "no path, no queueing: a $op succeeded" ;;
-		124)	rqp_fail "no path, no queueing: a $op hangs (5 s)" ;;
+		0)	rq_fail "no path, no queueing: a $op succeeded" ;;
+		124)	rq_fail "no path, no queueing: a $op hangs (5 s)" ;;
 		*)	grep -q -e 'I/O error' -e 'Input/output error' "/tmp/rqp-nopath-$op.txt" ||
-				rqp_fail "no path, no queueing: the $op failed, but not with EIO: $(cat "/tmp/rqp-nopath-$op.txt")" ;;
+				rq_fail "no path, no queueing: the $op failed, but not with EIO: $(cat "/tmp/rqp-nopath-$op.txt")" ;;
 		esac
 	done
-	rqp_st rqp-p && rqp_st_check "no path: requests in flight after they failed" '[ "$ST_in_flight" = 0 ]'
+	rqp_st rqp-p && rqp_st_check "no path: requests in flight after they failed" '[ "$RQ_IN_FLIGHT" = 0 ]'
 	rqp_run "reinstate path 1" dmsetup message rqp-p 0 reinstate_path "$RQP_M1"
 	rqp_run "reinstate path 2" dmsetup message rqp-p 0 reinstate_path "$RQP_M2"
 	rqp_run "reset_counters" dmsetup message rqp-p 0 reset_counters
 	rqp_run "a read after the reinstate" timeout 10 dd if=$DEV of=/dev/null bs=4k count=2 skip=6001 iflag=direct
 	rqp_st rqp-p && rqp_st_check "after the reinstate: the read did not go through both paths" \
-		'[ "$ST_read_completed" = 2 ] && [ "$ST_disp_1" = 1 ] && [ "$ST_disp_2" = 1 ] && [ "$ST_tot_errors" = 0 ]'
+		'[ "$RQ_READ_COMPLETED" = 2 ] && [ "$RQ_PATH1_DISPATCHED" = 1 ] && [ "$RQ_PATH2_DISPATCHED" = 1 ] && [ "$RQ_ERRORS" = 0 ]'
 }
 
 # A path that goes offline under I/O: the target fails it by itself (a path
@@ -192,35 +197,35 @@ check_offline_path() {
 	# At least 2 s of generations (one under TCG): the path goes offline
 	# during the writes.
 	rqp_bg io /tmp/rqp-off.txt rqcheck --bs 4k --size 16m --qd 16 --time 2 --seed 3005 --json /tmp/rqp-off.json $DEV
-	sleep 0.5
-	rqp_running "$io" || rqp_fail "offline: rqcheck ended before the path went offline: $(tail -n 1 /tmp/rqp-off.txt)"
+	rqp_st_wait rqp-p 10 '[ "$RQ_MAPPED" -ge 64 ]'
+	rqp_running "$io" || rq_fail "offline: rqcheck ended before the path went offline: $(tail -n 1 /tmp/rqp-off.txt)"
 	echo offline > "$sdev"
-	if rqp_st_wait rqp-p 5 '[ "$ST_state_1" = F ]'; then
+	if rqp_st_wait rqp-p 5 '[ "$RQ_PATH1_STATE" = F ]'; then
 		rqp_st_check "offline: path 1 failed, but fail_count is not 1 or path 2 not active" \
-			'[ "$ST_fails_1" = 1 ] && [ "$ST_state_2" = A ] && [ "$ST_fails_2" = 0 ]'
+			'[ "$RQ_PATH1_FAIL_COUNT" = 1 ] && [ "$RQ_PATH2_STATE" = A ] && [ "$RQ_PATH2_FAIL_COUNT" = 0 ]'
 		rqp_st_check "offline: no clone completed with an error on the offline path" \
-			'[ "$ST_tot_errors" -ge 1 ]'
+			'[ "$RQ_ERRORS" -ge 1 ]'
 	else
-		rqp_fail "offline: the target did not fail the offline path $RQP_P1 within 5 s (status: $(rqp_st_brief))"
+		rq_fail "offline: the target did not fail the offline path $RQP_P1 within 5 s (status: $(rqp_st_brief))"
 	fi
-	rqp_wait_pid "$io" 30
+	rq_wait_pid "$io" 30
 	rc=$?
-	[ $rc = 124 ] && rqp_fail "offline: rqcheck did not finish within 30 s"
+	[ $rc = 124 ] && rq_fail "offline: rqcheck did not finish within 30 s"
 	rqp_rqcheck_done off "I/O while path $RQP_P1 went offline" $rc
-	rqp_st rqp-p && rqp_detail status_after_offline "$ST_line"
+	rqp_st rqp-p && rq_detail status_after_offline "$ST_line"
 	rqp_st_check "offline: path 1 not failed exactly once, or in flight" \
-		'[ "$ST_state_1" = F ] && [ "$ST_fails_1" = 1 ] && [ "$ST_in_flight" = 0 ]'
+		'[ "$RQ_PATH1_STATE" = F ] && [ "$RQ_PATH1_FAIL_COUNT" = 1 ] && [ "$RQ_IN_FLIGHT" = 0 ]'
 	echo running > "$sdev"
 	rqp_run "reinstate the path that was offline" dmsetup message rqp-p 0 reinstate_path "$RQP_P1"
 	# The path is used again, and the data is on it.
 	rqp_run "reset_counters" dmsetup message rqp-p 0 reset_counters
 	rqp_run "a read after the reinstate" timeout 10 dd if=$DEV of=/dev/null bs=4k count=2 iflag=direct
 	rqp_st rqp-p && rqp_st_check "offline: the path that came back got no read" \
-		'[ "$ST_state_1" = A ] && [ "$ST_disp_1" = 1 ] && [ "$ST_disp_2" = 1 ] && [ "$ST_tot_errors" = 0 ]'
+		'[ "$RQ_PATH1_STATE" = A ] && [ "$RQ_PATH1_DISPATCHED" = 1 ] && [ "$RQ_PATH2_DISPATCHED" = 1 ] && [ "$RQ_ERRORS" = 0 ]'
 	# The last generation written, read from the path that was offline.
 	gens=$(sed -n 's/^total: \([0-9]*\) generation.*/\1/p' /tmp/rqp-off.txt | tail -n 1)
 	if [ -z "$gens" ]; then
-		rqp_fail "offline: no generation count in rqcheck's output"
+		rq_fail "offline: no generation count in rqcheck's output"
 		return 1
 	fi
 	rqp_rqcheck off_p1 "offline: the data, on the path that was offline" \

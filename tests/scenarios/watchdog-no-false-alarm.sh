@@ -5,8 +5,8 @@
 # boot: shared
 # timeout: 120
 
-# shellcheck source=tests/guest/livelock.sh
-. /rqpath/livelock.sh
+# shellcheck source=tests/guest/watchdog.sh
+. /rqpath/watchdog.sh
 
 scenario_run() {
 	wd_scenario

@@ -1,0 +1,63 @@
+"""rqpath's blktests export as scenarios: `tests/run --blktests DIR`.
+
+Each test of the overlay (blktests/tests/GROUP/NNN) is a scenario named
+blktests:GROUP/NNN, run in the guest by blktests' own ./check through
+blktests/rqpath-run (tests/guest/blktests.sh).  The layer with the checkout,
+the overlay and the tools blktests needs comes from
+qemu/build-blktests-image and goes on top of each kernel's image.
+"""
+
+import os
+
+from .kernels import TOP, run_tool
+
+# What each exported test expects, per stage, as a scenario header would say.
+TESTS = {
+    "block/040": {"summary": "a bio must never merge into a request that failed direct issue after "
+                             "the driver prepared it (busy scsi_debug disk, scheduler none)",
+                  "default": ("clean",), "per_stage": {"6ce3dd6eec": ("corrupted", "violated")},
+                  "timeout": 150},
+    "dm/003": {"summary": "discard, write-zeroes and flush through request-based dm-multipath over "
+                          "a busy path complete",
+               "default": ("clean",), "per_stage": {"ffe81d45322c": ("livelocked",)},
+               "timeout": 180},
+}
+
+
+class BlktestsScenario:
+    """What the harness needs of a scenario, for one exported test."""
+
+    def __init__(self, test, spec):
+        self.name = f"blktests:{test}"
+        self.summary = spec["summary"]
+        self.default = spec["default"]
+        self.per_stage = spec["per_stage"]
+        self.timeout = spec["timeout"]
+        self.boot = "shared"
+        self.hardware = []
+
+    def expected(self, stage):
+        return self.per_stage.get(stage, self.default)
+
+
+def scenarios():
+    return {f"blktests:{t}": BlktestsScenario(t, spec) for t, spec in TESTS.items()}
+
+
+def check_overlay():
+    """Every test of the overlay has an expectation here, and back."""
+    found = []
+    root = os.path.join(TOP, "blktests/tests")
+    for group in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(os.path.join(root, group))):
+            if name.isdigit():
+                found.append(f"{group}/{name}")
+    if sorted(found) != sorted(TESTS):
+        raise ValueError(f"blktests/tests has {found}, tests/harness/blktests.py expects {sorted(TESTS)}")
+
+
+def image_layer(blktests_dir):
+    """The cpio layer with the checkout and the overlay, built or cached."""
+    out = run_tool([os.path.join(TOP, "qemu/build-blktests-image"), blktests_dir],
+                   "building the blktests image layer")
+    return out[-1]

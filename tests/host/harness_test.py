@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+"""Unit tests of the harness's verdicts (tests/harness/guest.py), with a fake
+QEMU that plays back what a guest would print.  Each test is a hole a broken
+run could slip through; no kernel runs.
+
+  python3 tests/host/harness_test.py [-v]
+"""
+
+import json
+import os
+import stat
+import sys
+import tempfile
+import textwrap
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+
+FAKE_QEMU = textwrap.dedent("""\
+    #!/usr/bin/env python3
+    # A stand-in for qemu-system-x86_64: writes the script's lines to the
+    # files named by -serial file:..., in order, then exits.
+    import json, os, sys, time
+    args = sys.argv[1:]
+    serials = [a[5:] for i, a in enumerate(args) if i and args[i - 1] == "-serial" and a.startswith("file:")]
+    plan = json.load(open(os.environ["FAKE_PLAN"]))
+    files = {"console": open(serials[0], "a"), "results": open(serials[1], "a")}
+    for step in plan.get("lines", []):
+        if "sleep" in step:
+            time.sleep(step["sleep"])
+            continue
+        f = files[step["to"]]
+        f.write(step["line"] + "\\n")
+        f.flush()
+    if plan.get("hang"):
+        time.sleep(3600)
+    sys.exit(plan.get("exit", 0))
+    """)
+
+
+def result_line(name, verdict="clean", **details):
+    return "RQPATH-RESULT " + json.dumps({"scenario": name, "stage": "stock", "verdict": verdict,
+                                          "seconds": 1.0, "timing": {"workload": 0.5},
+                                          "details": details})
+
+
+def checked_line(name, reports=(), problems=()):
+    return f"RQPATH-CHECKED {name} " + json.dumps({"new_reports": list(reports),
+                                                   "cleanup_problems": list(problems),
+                                                   "kmemleak": [], "cleanup_seconds": 0.1})
+
+
+def ok_scenario(name):
+    """The lines of a scenario that ran clean and cleaned up."""
+    return [{"to": "results", "line": f"RQPATH-START {name} t=1.0"},
+            {"to": "console", "line": f"rqpath: START {name} #1"},
+            {"to": "results", "line": result_line(name)},
+            {"to": "results", "line": checked_line(name)},
+            {"to": "console", "line": f"rqpath: CHECKED {name} #1"}]
+
+
+class FakeKernel:
+    tree, stage, variant, release = "6.1", "stock", "normal", "6.1.0-fake"
+    bzimage = initramfs = "/dev/null"
+    label = "6.1/stock"
+
+
+class HarnessTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+        qemu = os.path.join(self.dir, "qemu")
+        with open(qemu, "w") as f:
+            f.write(FAKE_QEMU)
+        os.chmod(qemu, os.stat(qemu).st_mode | stat.S_IEXEC)
+        os.environ["RQPATH_QEMU"] = qemu
+        import harness.guest as guest
+        guest.QEMU = qemu
+        guest.END_GRACE = 1
+        self.guest = guest
+        self.logdir = os.path.join(self.dir, "logs")
+        os.makedirs(self.logdir)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def boot(self, plan, names=("a", "b"), timeout=30, tag="t", accel="tcg"):
+        path = os.path.join(self.dir, "plan.json")
+        with open(path, "w") as f:
+            json.dump(plan, f)
+        os.environ["FAKE_PLAN"] = path
+        scenarios = [self.guest.Scenario(n, timeout, []) for n in names]
+        b = self.guest.Boot(FakeKernel(), scenarios, accel, self.logdir, tag, boot_deadline=10)
+        results = b.run()
+        return {r["scenario"]: r for r in results}, b
+
+    def booted(self):
+        return [{"to": "results", "line": "RQPATH-BOOTED stage=stock kernel=x cpus=2 t=1.0"}]
+
+    def test_clean_run(self):
+        rs, b = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b")
+                           + [{"to": "results", "line": "RQPATH-DONE"}]})
+        self.assertEqual([rs["a"]["verdict"], rs["b"]["verdict"]], ["clean", "clean"])
+        self.assertIn("cleanup", rs["a"]["timing"])
+
+    def test_stale_results_are_not_replayed(self):
+        """A passing boot, then one whose QEMU fails at once: error, not the
+        old verdicts (the files of a boot are fresh every time)."""
+        rs, _ = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b")
+                           + [{"to": "results", "line": "RQPATH-DONE"}]})
+        self.assertEqual(rs["a"]["verdict"], "clean")
+        rs, b = self.boot({"lines": [], "exit": 1})
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertEqual(rs["b"]["verdict"], "error")
+        self.assertIn("QEMU exited with status 1", rs["a"]["details"]["reason"])
+
+    def test_qemu_failing_after_results(self):
+        """QEMU exits non-zero without RQPATH-DONE: every result is error."""
+        rs, _ = self.boot({"lines": self.booted() + ok_scenario("a"), "exit": 1})
+        self.assertEqual(rs["a"]["verdict"], "error")
+
+    def test_crash_after_verdict(self):
+        """A verdict, then an oops during the scenario's cleanup: crashed."""
+        lines = self.booted() + ok_scenario("a")[:3] + [
+            {"to": "console", "line": "BUG: kernel NULL pointer dereference, address: 0000000000000008"},
+            {"to": "console", "line": "Kernel panic - not syncing: Fatal exception"}]
+        rs, _ = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "crashed")
+        self.assertEqual(rs["a"]["details"]["scenario_verdict"], "clean")
+
+    def test_crash_in_a_later_scenario(self):
+        """a passed its post-cleanup check before b crashed: a stands."""
+        lines = self.booted() + ok_scenario("a") + [
+            {"to": "results", "line": "RQPATH-START b t=2.0"},
+            {"to": "console", "line": "rqpath: START b #2"},
+            {"to": "console", "line": "Oops: 0000 [#1] PREEMPT SMP"}]
+        rs, _ = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "clean")
+        self.assertEqual(rs["b"]["verdict"], "crashed")
+
+    def test_kernel_report_after_verdict(self):
+        """A warning logged during cleanup fails the scenario."""
+        lines = self.booted() + ok_scenario("a")[:3] + [
+            {"to": "results", "line": checked_line("a", reports=["WARNING: CPU: 1 PID: 9 at block/blk-mq.c:1 x"])},
+            {"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines}, names=("a",))
+        self.assertEqual(rs["a"]["verdict"], "warned")
+
+    def test_cleanup_failure(self):
+        """A clean verdict whose cleanup could not unload its module: error,
+        and the boot ends so that the next scenario gets a fresh guest."""
+        lines = self.booted() + ok_scenario("a")[:3] + [
+            {"to": "results", "line": checked_line("a", problems=["cannot unload dm_rqpath"])},
+            {"to": "results", "line": "RQPATH-STOP a cleanup after a: cannot unload dm_rqpath"},
+            {"to": "results", "line": "RQPATH-DONE"}]
+        rs, b = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertNotIn("b", rs)
+        self.assertEqual([s.name for s in b.pending], ["b"])
+
+    def test_unusable_guest_hands_back_the_rest(self):
+        """A livelocked scenario stops the boot; the next goes to a new boot."""
+        lines = self.booted() + ok_scenario("a")[:2] + [
+            {"to": "results", "line": result_line("a", "livelocked")},
+            {"to": "results", "line": checked_line("a", problems=["cannot unload scsi_debug"])},
+            {"to": "results", "line": "RQPATH-STOP a the livelocked blkdiscard holds the device"},
+            {"to": "results", "line": "RQPATH-DONE"}]
+        rs, b = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "livelocked")
+        self.assertEqual([s.name for s in b.pending], ["b"])
+
+    def test_no_verdict_within_timeout(self):
+        lines = self.booted() + [{"to": "results", "line": "RQPATH-START a t=1.0"}]
+        rs, b = self.boot({"lines": lines, "hang": True}, timeout=2)
+        self.assertEqual(rs["a"]["verdict"], "hung")
+        # The rest runs in a new boot.
+        self.assertEqual([s.name for s in b.pending], ["b"])
+
+    def test_never_boots(self):
+        rs, _ = self.boot({"lines": [], "hang": True})
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertIn("did not boot", rs["a"]["details"]["reason"])
+
+    def test_replay_script(self):
+        _, b = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b")
+                          + [{"to": "results", "line": "RQPATH-DONE"}]})
+        replay = os.path.join(b.dir, "replay")
+        self.assertTrue(os.access(replay, os.X_OK))
+        with open(replay) as f:
+            self.assertIn("mon:stdio", f.read())
+
+
+class PlanTest(unittest.TestCase):
+    def test_shards_cover_every_boot_once(self):
+        from harness import plan
+
+        class K:
+            def __init__(self, st):
+                self.tree, self.stage, self.variant, self.label = "6.1", st, "normal", f"6.1/{st}"
+
+        class S:
+            def __init__(self, n, t):
+                self.name, self.timeout, self.boot, self.hardware = n, t, "shared", []
+
+        ks = [K(s) for s in ("stock", "base", "x", "y", "z")]
+        ss = [S(f"s{i}", 30 + 20 * i) for i in range(12)]
+        boots = plan.plan_boots(ks, ss, 1, plan.Estimates())
+        tags = sorted(b.tag for b in boots)
+        for n in (1, 2, 3, 4):
+            parts = [plan.shard(boots, k, n) for k in range(1, n + 1)]
+            self.assertEqual(sorted(b.tag for p in parts for b in p), tags)
+            self.assertEqual(parts, [plan.shard(boots, k, n) for k in range(1, n + 1)])
+
+
+if __name__ == "__main__":
+    unittest.main()

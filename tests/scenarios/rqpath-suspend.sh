@@ -1,0 +1,145 @@
+# shellcheck shell=sh
+# rqpath scenario: rqpath-suspend
+# summary: suspend, resume, reload and remove under load, with requests waiting for a path, and behind a discard handed back busy for ever: no suspend stalls, no lost I/O
+# expect: clean; ffe81d45322c=livelocked
+# boot: shared
+# timeout: 150
+# shellcheck disable=SC2016 # conditions in single quotes are eval'ed later
+
+# Three parts:
+#  1. under a write/verify load: flush and noflush suspends, a table
+#     reload, each suspend timed; the load verifies every generation;
+#  2. requests waiting for a path (both paths failed, queueing on): a flush
+#     suspend turns queueing off and kicks them, but does not wait for
+#     them (dm-target/README.md): each either failed with EIO or is still
+#     queued after resume, and then completes once a path is back;
+#  3. a discard submitted while no path is up, a read behind it, then one
+#     path back.  Where blk_insert_cloned_request() hands the discard back
+#     busy for ever (ffe81d45322c) the read is stuck behind it on the dm
+#     device's dispatch list and never mapped again; a flush suspend must
+#     still finish at once (dm-rqpath 1.0 waited 5 s for such requests).
+#     Elsewhere both complete.
+# Every suspend must take less than SUSPEND_MAX seconds.
+
+# shellcheck source=tests/guest/rqpath.sh
+. /rqpath/rqpath.sh
+
+DEV=/dev/mapper/rqp-s
+SUSPEND_MAX=2
+CYCLES=6
+LIVELOCK_WAIT=8
+
+scenario_run() {
+	rqp_init
+	STUCK=""
+	if rqp_setup && rqp_run "rqpathctl create" rqpathctl create rqp-s "$RQP_P1" "$RQP_P2" --queue-if-no-path; then
+		: > /tmp/rqp-suspends.txt
+		suspend_under_load &&
+			suspend_with_waiters &&
+			suspend_behind_busy
+		rq_detail_file suspend_seconds /tmp/rqp-suspends.txt 40
+		rq_trigger rqpath suspends "$(wc -l < /tmp/rqp-suspends.txt)" $((2 * CYCLES + 2))
+	fi
+	if [ -n "$STUCK" ] && ! rq_failed; then
+		# The discard and the read cannot be killed or the device removed.
+		rq_allow_report "task (blkdiscard|dd):[0-9]+ blocked for more than" "the discard handed back busy for ever, and the read behind it"
+		rq_unusable "the discard through rqp-s is handed back busy for ever"
+		rq_result livelocked "$STUCK"
+		return
+	fi
+	rqp_finish clean
+}
+
+# timed_suspend WHAT [--noflush]: suspend, note the seconds, fail if slow.
+timed_suspend() {
+	what=$1
+	shift
+	t0=$(rq_now)
+	rqp_run "$what: suspend" dmsetup suspend "$@" rqp-s || return 1
+	s=$(rq_since "$t0")
+	echo "$what $* $s" >> /tmp/rqp-suspends.txt
+	rq_ge "$SUSPEND_MAX" "$s" || rq_fail "$what: the suspend took ${s}s (at most ${SUSPEND_MAX}s)"
+}
+
+suspend_under_load() {
+	rq_phase workload
+	io=
+	rqp_bg io /tmp/rqp-sl.txt rqcheck --bs 4k --size 8m --qd 16 --time 20 --seed 5005 --json /tmp/rqp-sl.json $DEV
+	i=0
+	while [ $i -lt $CYCLES ] && rqp_running "$io"; do
+		i=$((i + 1))
+		timed_suspend "load $i" || break
+		rqp_run "load $i: resume" dmsetup resume rqp-s || break
+		timed_suspend "load $i" --noflush || break
+		table=$(dmsetup table rqp-s)
+		rqp_run "load $i: reload" dmsetup reload rqp-s --table "$table" || break
+		rqp_run "load $i: resume into the new table" dmsetup resume rqp-s || break
+	done
+	[ $i = $CYCLES ] || rq_fail "only $i of $CYCLES suspend cycles ran under the load"
+	rq_wait_pid "$io" 60
+	rqp_rqcheck_done sl "the load across the suspends" $?
+}
+
+suspend_with_waiters() {
+	rqp_run "fail path 1" rqpathctl fail-path rqp-s "$RQP_P1" || return 1
+	rqp_run "fail path 2" rqpathctl fail-path rqp-s "$RQP_P2" || return 1
+	w=
+	rqp_bg w /tmp/rqp-sw.txt dd if=$DEV of=/dev/null bs=4k count=4 iflag=direct
+	rqp_st_wait rqp-s 10 '[ "$RQ_NO_PATH_REQUEUES" -gt 0 ] && [ "$RQ_IN_FLIGHT" -gt 0 ]' ||
+		{ rq_fail "waiters: no request waits for a path ($ST_line)"; return 1; }
+	timed_suspend "waiters" || return 1
+	rqp_run "waiters: resume" dmsetup resume rqp-s || return 1
+	rq_wait_pid "$w" 2
+	rc=$?
+	rqp_run "reinstate path 1" rqpathctl reinstate-path rqp-s "$RQP_P1" &&
+		rqp_run "reinstate path 2" rqpathctl reinstate-path rqp-s "$RQP_P2"
+	case $rc in
+	0) rq_fail "waiters: the read succeeded while no path was up" ;;
+	124)	# Still queued over the suspend: a path back completes it.
+		rq_wait_pid "$w" 10 || rq_fail "waiters: the read that stayed queued over the suspend did not complete once a path was back"
+		rq_detail waiters "the read stayed queued over the suspend and completed after the reinstate" ;;
+	*)	grep -q -e 'I/O error' -e 'Input/output error' /tmp/rqp-sw.txt ||
+			rq_fail "waiters: the read failed, but not with EIO: $(cat /tmp/rqp-sw.txt)"
+		rq_detail waiters "the flush suspend failed the read (EIO)" ;;
+	esac
+}
+
+dm_inflight() { # N: the dm device has N requests in flight
+	read -r _r _w < "/sys/block/$(rq_dm_blkname rqp-s)/inflight"
+	[ $((_r + _w)) -ge "$1" ]
+}
+
+suspend_behind_busy() {
+	STUCK=0
+	rqp_run "fail path 1" rqpathctl fail-path rqp-s "$RQP_P1" || return 1
+	rqp_run "fail path 2" rqpathctl fail-path rqp-s "$RQP_P2" || return 1
+	d='' r=''
+	rqp_st rqp-s || return 1
+	r0=$RQ_NO_PATH_REQUEUES
+	rqp_bg d /tmp/rqp-bd.txt blkdiscard -f -o 0 -l 65536 $DEV
+	rqp_st_wait rqp-s 10 "[ \$RQ_NO_PATH_REQUEUES -gt $r0 ]" ||
+		{ rq_fail "behind: the discard does not wait for a path ($ST_line)"; return 1; }
+	rqp_bg r /tmp/rqp-br.txt dd if=$DEV of=/dev/null bs=4k count=1 skip=100 iflag=direct
+	# Both on the dm device, as the block layer counts them.
+	rq_wait 10 "the read behind the discard" dm_inflight 2 ||
+		{ rq_fail "behind: the discard and the read are not both on the dm device ($(cat "/sys/block/$(rq_dm_blkname rqp-s)/inflight"))"; return 1; }
+	rqp_run "reinstate path 1" rqpathctl reinstate-path rqp-s "$RQP_P1" || return 1
+	rq_wait "$LIVELOCK_WAIT" "the discard" eval "! rqp_running $d"
+	rqp_st rqp-s
+	rq_detail status_behind_busy "$ST_line"
+	rq_trigger rqpath discard_mapped "$RQ_DISCARD_MAPPED" 1
+	if ! rqp_running "$d"; then
+		rq_wait_pid "$d" 1 || rq_fail "behind: the discard failed: $(tail -n 1 /tmp/rqp-bd.txt)"
+		rq_wait_pid "$r" 10 || rq_fail "behind: the read behind the discard failed or hung"
+		timed_suspend "behind, completed"
+		rqp_run "resume" dmsetup resume rqp-s
+		return 0
+	fi
+	# The discard never completes: the read waits behind it, unmapped.
+	rqp_running "$r" || rq_fail "behind: the read completed although the discard is stuck in front of it"
+	rqp_st_check "behind: the discard is not handed back busy with no completion" \
+		'[ "$RQ_DISCARD_BUSY" -gt 0 ] && [ "$RQ_DISCARD_COMPLETED" = 0 ]'
+	timed_suspend "behind a busy discard"
+	rqp_run "resume" dmsetup resume rqp-s
+	STUCK="the discard was handed back busy $RQ_DISCARD_BUSY times without a completion, the read behind it waited; the flush suspend took $(tail -n 1 /tmp/rqp-suspends.txt | awk '{ print $NF }')s"
+}

@@ -22,6 +22,7 @@ enum opt_id {
 	OPT_STALL,
 	OPT_TIMEOUT,
 	OPT_FOLLOW,
+	OPT_SAMPLES_FILE,	/* watch --samples FILE */
 };
 
 enum opt_arg {
@@ -67,6 +68,7 @@ static const struct opt_spec watch_opts[] = {
 	{ "timeout", ARG_REQUIRED, OPT_TIMEOUT },
 	{ "json", ARG_REQUIRED, OPT_JSON_FILE },
 	{ "follow", ARG_NONE, OPT_FOLLOW },
+	{ "samples", ARG_REQUIRED, OPT_SAMPLES_FILE },
 	{ NULL, ARG_NONE, 0 },
 };
 
@@ -120,7 +122,7 @@ static const struct cmd_spec commands[] = {
 	  "(sector 0), e.g. 'queue_if_no_path' or 'reset_counters'.\n" },
 	{ RQ_CMD_WATCH, "watch", 1, 1, watch_opts,
 	  "watch NAME [--interval TIME] [--stall TIME] [--timeout TIME]\n"
-	  "                 [--json FILE] [--follow]",
+	  "                 [--json FILE] [--follow] [--samples FILE]",
 	  "Sample the status of NAME and decide between drained and livelock.\n"
 	  "Livelock: requests in flight, and one op's busy hand-backs rising\n"
 	  "while its completions stay flat for --stall (on a target without\n"
@@ -138,6 +140,9 @@ static const struct cmd_spec commands[] = {
 	  "                     it ends at livelock, or at --timeout or\n"
 	  "                     SIGINT/SIGTERM with verdict quiet (no\n"
 	  "                     livelock) or stall\n"
+	  "  --samples FILE     one JSON line per sample to FILE (- is\n"
+	  "                     stdout): its time, in_flight, and mapped,\n"
+	  "                     busy and completed of every op in use\n"
 	  "Exit: 0 drained or quiet, 1 livelock, 2 usage, 3 error (device\n"
 	  "missing or vanished, status unreadable), 4 timeout, stall or\n"
 	  "interrupted.\n" },
@@ -336,6 +341,12 @@ static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 	case OPT_FOLLOW:
 		cli->follow = true;
 		return RQ_EXIT_OK;
+	case OPT_SAMPLES_FILE:
+		if (!*value)
+			return usage_error(cli, "%s: --samples needs a file "
+					   "name (- is stdout)", cmd);
+		cli->samples_file = value;
+		return RQ_EXIT_OK;
 	}
 	return usage_error(cli, "%s: internal error: option", cmd);
 }
@@ -494,6 +505,11 @@ static int parse_subcommand(struct rq_cli *cli, const struct cmd_spec *spec,
 	if (cli->json && cli->has_fields)
 		return usage_error(cli, "%s: --json and --fields do not go "
 				   "together", spec->name);
+	/* Two documents interleaved on stdout could be read as neither. */
+	if (cli->json && cli->samples_file &&
+	    !strcmp(cli->json_file, "-") && !strcmp(cli->samples_file, "-"))
+		return usage_error(cli, "%s: --json - and --samples - cannot "
+				   "both use stdout", spec->name);
 	return assign_positionals(cli, spec, pos, nr_pos);
 }
 

@@ -64,6 +64,7 @@ struct rq_cli {
 	bool has_timeout;
 	double timeout_s;
 	bool follow;		/* in_flight 0 is idle, not the end */
+	const char *samples_file;	/* every sample, one JSON line ("-" = stdout) */
 	/* set when parsing fails */
 	char error[256];
 };

@@ -567,3 +567,63 @@ int rq_watch_print_json(FILE *out, const struct rq_watch_summary *sum)
 	rq_json_free(&doc);
 	return ret;
 }
+
+/* ---- watch --samples ------------------------------------------------------ */
+
+/* An op nobody used says nothing on a plot; leaving it out keeps lines short. */
+static bool op_in_use(const struct rq_op_counters *c)
+{
+	return c->mapped || c->busy || c->completed;
+}
+
+static void json_sample(struct rq_json *d, double t, const struct rq_status *st)
+{
+	json_object *ops;
+	unsigned int i;
+
+	json_seconds(d, d->root, "t", t);
+	rq_json_u64(d, d->root, "in_flight", st->in_flight);
+	ops = rq_json_object(d, d->root, "ops");
+	for (i = 0; i < st->nr_ops_kept; i++) {
+		const struct rq_op_counters *c = &st->ops[i];
+		json_object *counts;
+
+		if (!op_in_use(c))
+			continue;
+		counts = rq_json_array(d, ops, c->name);
+		rq_json_u64(d, counts, NULL, c->mapped);
+		rq_json_u64(d, counts, NULL, c->busy);
+		rq_json_u64(d, counts, NULL, c->completed);
+	}
+}
+
+/*
+ * One line per document, whatever it holds: readers split the file on
+ * newlines (json-c escapes any newline inside a string), so rq_json_write's
+ * pretty form would not do.
+ */
+static int write_json_line(FILE *out, const struct rq_json *doc)
+{
+	const char *text;
+
+	if (doc->failed || !doc->root)
+		return -1;
+	text = json_object_to_json_string_ext(doc->root,
+					      JSON_C_TO_STRING_SPACED |
+					      JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text || fputs(text, out) == EOF || fputc('\n', out) == EOF)
+		return -1;
+	return 0;
+}
+
+int rq_watch_print_sample(FILE *out, double t, const struct rq_status *st)
+{
+	struct rq_json doc;
+	int ret;
+
+	rq_json_init(&doc);
+	json_sample(&doc, t, st);
+	ret = write_json_line(out, &doc);
+	rq_json_free(&doc);
+	return ret;
+}

@@ -59,4 +59,13 @@ void rq_watch_print_report(FILE *out, const struct rq_watch_summary *sum);
 /* The same for programs (schema in README.md); 0 or -1 as above. */
 int rq_watch_print_json(FILE *out, const struct rq_watch_summary *sum);
 
+/*
+ * watch --samples: one sample as one line of JSON, t seconds after the
+ * first sample: {"t": 0.200, "in_flight": 1, "ops": {"discard": [mapped,
+ * busy, completed], ...}}, only the ops with a non-zero one of the three.
+ * The counters as read, not deltas: a reader sees a counter reset as a
+ * drop.  0 or -1 as above.
+ */
+int rq_watch_print_sample(FILE *out, double t, const struct rq_status *st);
+
 #endif

@@ -336,7 +336,9 @@ static void sleep_until(double when)
 
 struct watch_run {
 	const struct rq_cli *cli;
-	FILE *text;		/* progress, report: stderr for --json - */
+	FILE *text;		/* progress, report: stderr when stdout is JSON */
+	FILE *samples;		/* --samples, or NULL */
+	bool samples_failed;	/* a sample could not be written */
 	struct rq_watch_state state;
 	struct rq_sample last_printed;
 	enum rq_phase last_printed_phase;
@@ -362,6 +364,22 @@ static void maybe_print_progress(struct watch_run *run, bool force)
 	run->printed_any = true;
 }
 
+/*
+ * --samples: flushed at once, so that a reader sees the series while the
+ * watch runs and a watch killed with SIGKILL (a caller that gave up on a
+ * livelock) still leaves every sample it took.  A write error does not end
+ * the watch: the verdict matters more; the exit status reports it.
+ */
+static void record_sample(struct watch_run *run, double t,
+			  const struct rq_status *st)
+{
+	if (!run->samples || run->samples_failed)
+		return;
+	if (rq_watch_print_sample(run->samples, t, st) ||
+	    fflush(run->samples))
+		run->samples_failed = true;
+}
+
 /* Take one sample; returns false with run->error set on failure. */
 static bool watch_sample(struct watch_run *run, double t,
 			 enum rq_verdict *verdict)
@@ -375,6 +393,7 @@ static bool watch_sample(struct watch_run *run, double t,
 		snprintf(run->error, sizeof(run->error), "device vanished");
 	if (res != RQ_DM_OK)
 		return false;
+	record_sample(run, t, &st);
 	*verdict = rq_watch_feed(&run->state, &st, t);
 	return true;
 }
@@ -476,6 +495,24 @@ static void print_watch_header(FILE *out, const struct rq_cli *cli,
 	fprintf(out, "\n");
 }
 
+static void close_quietly(FILE *f)
+{
+	if (f && f != stdout)
+		fclose(f);
+}
+
+/* Returns 0 or an exit code; the file is closed either way. */
+static int close_samples(const struct rq_cli *cli, const struct watch_run *run)
+{
+	if (run->samples_failed) {
+		close_quietly(run->samples);
+		return fail("watch: cannot write the samples to %s",
+			    strcmp(cli->samples_file, "-") ? cli->samples_file :
+							     "stdout");
+	}
+	return close_output("watch", cli->samples_file, run->samples);
+}
+
 static int cmd_watch(const struct rq_cli *cli)
 {
 	static struct watch_run run;	/* samples per op: keep off stack */
@@ -485,16 +522,24 @@ static int cmd_watch(const struct rq_cli *cli)
 	double t0;
 	int rc;
 
-	/* Open the JSON file first: a typo should not cost a whole run. */
+	memset(&run, 0, sizeof(run));
+	/* Open the output files first: a typo should not cost a whole run. */
 	if (cli->json_file) {
 		json = open_output("watch", cli->json_file);
 		if (!json)
 			return RQ_EXIT_FAILURE;
 	}
+	if (cli->samples_file) {
+		run.samples = open_output("watch", cli->samples_file);
+		if (!run.samples) {
+			close_quietly(json);
+			return RQ_EXIT_FAILURE;
+		}
+	}
 
-	memset(&run, 0, sizeof(run));
 	run.cli = cli;
-	run.text = json == stdout ? stderr : stdout;
+	/* Whatever goes to stdout as JSON, the words go to stderr. */
+	run.text = json == stdout || run.samples == stdout ? stderr : stdout;
 	rq_watch_config_default(&cfg, cli->stall_s, cli->interval_ms / 1000.0);
 	cfg.follow = cli->follow;
 	rq_watch_init(&run.state, &cfg);
@@ -521,6 +566,8 @@ static int cmd_watch(const struct rq_cli *cli)
 	rc = rq_outcome_exit_code(sum.outcome);
 	/* As in rqcheck: not writing the report is a failure, whatever else. */
 	if (json && write_watch_json(cli->json_file, json, &sum))
+		rc = RQ_EXIT_FAILURE;
+	if (run.samples && close_samples(cli, &run))
 		rc = RQ_EXIT_FAILURE;
 	return rc;
 }

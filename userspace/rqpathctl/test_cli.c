@@ -344,6 +344,37 @@ static void watch_follow(void **state)
 	assert_usage_error("create rq0 /dev/sdb --follow", "unknown option");
 }
 
+static void watch_samples(void **state)
+{
+	(void)state;
+	/* off unless asked for */
+	assert_ok("watch rq0 --follow");
+	assert_null(cli.samples_file);
+
+	assert_ok("watch rq0 --samples /tmp/s.jsonl");
+	assert_string_equal(cli.samples_file, "/tmp/s.jsonl");
+	assert_false(cli.json);
+	assert_ok("watch --samples=/tmp/s.jsonl rq0 --follow");
+	assert_string_equal(cli.samples_file, "/tmp/s.jsonl");
+	assert_string_equal(cli.name, "rq0");
+	assert_true(cli.follow);
+
+	/* stdout for one of the two documents, a file for the other */
+	assert_ok("watch rq0 --samples - --json /tmp/w.json");
+	assert_string_equal(cli.samples_file, "-");
+	assert_string_equal(cli.json_file, "/tmp/w.json");
+	assert_ok("watch rq0 --samples /tmp/s.jsonl --json -");
+	assert_string_equal(cli.samples_file, "/tmp/s.jsonl");
+	assert_string_equal(cli.json_file, "-");
+	assert_usage_error("watch rq0 --samples - --json -",
+			   "cannot both use stdout");
+	assert_usage_error("watch rq0 --json=- --samples=-",
+			   "cannot both use stdout");
+
+	assert_usage_error("status rq0 --samples /tmp/s",
+			   "unknown option '--samples'");
+}
+
 struct bad_watch {
 	const char *args;
 	const char *why;
@@ -378,6 +409,9 @@ static const struct bad_watch bad_watches[] = {
 	{ "rq0 --timeout -3", "--timeout '-3'" },
 	{ "rq0 --json", "needs a value" },
 	{ "rq0 --json ''", "needs a file name" },
+	{ "rq0 --samples", "needs a value" },
+	{ "rq0 --samples ''", "needs a file name" },
+	{ "rq0 --samples=", "needs a file name" },
 	{ "rq0 --bogus", "unknown option '--bogus'" },
 	{ "rq0 --queue-if-no-path", "unknown option" },
 };
@@ -524,6 +558,7 @@ int main(void)
 		cmocka_unit_test(watch_defaults),
 		cmocka_unit_test(watch_options),
 		cmocka_unit_test(watch_follow),
+		cmocka_unit_test(watch_samples),
 		cmocka_unit_test(watch_invalid),
 		cmocka_unit_test(watch_time_units),
 		cmocka_unit_test(status_fields),

@@ -833,6 +833,114 @@ static void progress_line_idle(void **state)
 			    "completed=44 (+0) flat=0.0s phase=idle\n");
 }
 
+/* ---- watch --samples ------------------------------------------------------ */
+
+static const char *sample_line(const char *line, double t)
+{
+	FILE *out = capture();
+
+	parse(line);
+	assert_int_equal(rq_watch_print_sample(out, t, &st), 0);
+	return done(out);
+}
+
+/* Exactly one line: readers split the file on newlines. */
+static json_object *one_line(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	assert_non_null(nl);
+	assert_string_equal(nl + 1, "");
+	return json_parse_strict(text);
+}
+
+/* The counters as read, ops with all three zero left out, kernel order. */
+static void sample_keeps_ops_in_use(void **state)
+{
+	const char *text;
+	json_object *j;
+	char keys[256];
+
+	(void)state;
+	text = sample_line(STATUS_V2_DISCARD_SPIN_UNDER_RW, 0.2);
+	j = one_line(text);
+	json_keys(j, "", keys, sizeof(keys));
+	assert_string_equal(keys, "t in_flight ops");
+	assert_json_double(j, "t", 0.2);
+	/* the time with millisecond resolution, as in the watch's JSON */
+	assert_non_null(strstr(text, "0.200"));
+	assert_json_u64(j, "in_flight", 9);
+	json_keys(j, "ops", keys, sizeof(keys));
+	assert_string_equal(keys, "read write flush discard");
+	assert_int_equal(json_len(j, "ops.discard"), 3);
+	assert_json_u64(j, "ops.discard.0", 46316);
+	assert_json_u64(j, "ops.discard.1", 46315);
+	assert_json_u64(j, "ops.discard.2", 1);
+	assert_json_u64(j, "ops.read.0", 8136);
+	assert_json_u64(j, "ops.read.1", 12);
+	assert_json_u64(j, "ops.read.2", 8120);
+	assert_json_u64(j, "ops.flush.2", 2);
+	json_object_put(j);
+}
+
+/* An idle device: no op in use gives an empty ops object, not a missing key. */
+static void sample_of_idle_device(void **state)
+{
+	json_object *j;
+	char keys[256];
+
+	(void)state;
+	j = one_line(sample_line(STATUS_IDLE_ONE_PATH, 12.3456));
+	assert_json_u64(j, "in_flight", 0);
+	json_keys(j, "ops", keys, sizeof(keys));
+	assert_string_equal(keys, "");
+	assert_json_double(j, "t", 12.346);
+	json_object_put(j);
+}
+
+/* An op this version does not know is sampled like the others. */
+static void sample_of_unknown_op(void **state)
+{
+	json_object *j;
+	char keys[256];
+
+	(void)state;
+	j = one_line(sample_line(STATUS_SEVEN_OPS, 1.0));
+	json_keys(j, "ops", keys, sizeof(keys));
+	assert_string_equal(keys, "read write zone_append");
+	assert_json_u64(j, "ops.zone_append.0", 10);
+	assert_json_u64(j, "ops.zone_append.1", 6);
+	assert_json_u64(j, "ops.zone_append.2", 3);
+	json_object_put(j);
+}
+
+/* Samples appended one after another make a file of JSON lines. */
+static void samples_are_json_lines(void **state)
+{
+	FILE *out = capture();
+	char *copy, *line, *save = NULL;
+	int n = 0;
+
+	(void)state;
+	parse(STATUS_DISCARD_LIVELOCK);
+	assert_int_equal(rq_watch_print_sample(out, 0.0, &st), 0);
+	assert_int_equal(rq_watch_print_sample(out, 0.2, &st), 0);
+	parse(STATUS_README_EXAMPLE);
+	assert_int_equal(rq_watch_print_sample(out, 0.4, &st), 0);
+	copy = strdup(done(out));
+	assert_non_null(copy);
+	for (line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		json_object *j = json_parse_strict(line);
+
+		assert_json_double(j, "t", 0.2 * n);
+		json_object_put(j);
+		n++;
+	}
+	free(copy);
+	assert_int_equal(n, 3);
+}
+
 /* The exit status of every outcome, as the README's table has it. */
 static void outcomes_map_to_exit_codes(void **state)
 {
@@ -880,6 +988,10 @@ int main(void)
 		cmocka_unit_test_teardown(watch_report_follow, teardown),
 		cmocka_unit_test_teardown(progress_line_idle, teardown),
 		cmocka_unit_test(outcomes_map_to_exit_codes),
+		cmocka_unit_test_teardown(sample_keeps_ops_in_use, teardown),
+		cmocka_unit_test_teardown(sample_of_idle_device, teardown),
+		cmocka_unit_test_teardown(sample_of_unknown_op, teardown),
+		cmocka_unit_test_teardown(samples_are_json_lines, teardown),
 	};
 
 	return cmocka_run_group_tests_name("rq_format", tests, NULL, NULL);

@@ -35,7 +35,8 @@
  * not completed yet (block_bio_queue against block_rq_complete): the bios a
  * kernel with 6ce3dd6eec's bug could front-merge into it.
  *
- * The report is in debugfs, rqpath-oracle/report; writing anything to
+ * The report is in debugfs, rqpath-oracle/report (and report.json, the same
+ * as one JSON object); writing anything to
  * rqpath-oracle/reset zeroes it.  A missed kretprobe instance means a merge
  * may have gone unseen; the report says so and the tests treat it as an
  * oracle that cannot vouch for the run.
@@ -396,6 +397,47 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(oracle_report);
 
+/* The same as one JSON object, for the test results as they are. */
+static int oracle_json_show(struct seq_file *m, void *unused)
+{
+	unsigned long flags;
+	unsigned int i;
+	int missed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+		missed += oracle_probes[i].nmissed;
+
+	seq_printf(m, "{\"count\": %lld, \"front_merges\": %lld, \"back_merges\": %lld, ",
+		   atomic64_read(&oracle_prepared_merges),
+		   atomic64_read(&oracle_front_merges),
+		   atomic64_read(&oracle_back_merges));
+	seq_printf(m, "\"unattributed_merges\": %lld, \"missed_probes\": %d, \"disks\": [",
+		   atomic64_read(&oracle_unattributed), missed);
+	spin_lock_irqsave(&oracle_lock, flags);
+	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
+		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu}",
+			   i ? ", " : "", oracle_disks[i].name,
+			   oracle_disks[i].requeues,
+			   oracle_disks[i].merge_candidates);
+	seq_puts(m, "], \"first\": [");
+	for (i = 0; i < oracle_nr_records; i++) {
+		struct oracle_record *r = &oracle_records[i];
+
+		seq_printf(m, "%s{\"disk\": \"%s\", \"where\": \"%s\", \"merge\": \"%s\", ",
+			   i ? ", " : "", r->disk, r->where,
+			   r->front ? "front" : "back");
+		seq_printf(m, "\"bio_sector\": %llu, \"bio_bytes\": %u, \"rq_sector\": %llu, \"rq_bytes\": %u, \"op\": %u, \"prepared\": %s}",
+			   (unsigned long long)r->bio_sector, r->bio_bytes,
+			   (unsigned long long)r->rq_sector, r->rq_bytes,
+			   r->op, r->prepared ? "true" : "false");
+	}
+	spin_unlock_irqrestore(&oracle_lock, flags);
+	seq_puts(m, "]}\n");
+
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(oracle_json);
+
 static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
 				  size_t count, loff_t *ppos)
 {
@@ -477,6 +519,8 @@ static int __init rqpath_oracle_init(void)
 	oracle_dir = debugfs_create_dir("rqpath-oracle", NULL);
 	debugfs_create_file("report", 0444, oracle_dir, NULL,
 			    &oracle_report_fops);
+	debugfs_create_file("report.json", 0444, oracle_dir, NULL,
+			    &oracle_json_fops);
 	debugfs_create_file("reset", 0200, oracle_dir, NULL,
 			    &oracle_reset_fops);
 	return 0;

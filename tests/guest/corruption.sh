@@ -158,6 +158,26 @@ rq_trace_evidence() {
 	rq_detail_file trace_evidence /tmp/evidence.txt 60
 }
 
+# rq_ext4_rqcheck: the targeted workload (RQ_TARGETED_ARGS) on an 8 MiB file
+# of the mounted filesystem, O_DIRECT through ext4: ext4 lays the file out
+# contiguously, so the interleaved order reaches the disk as it does on the
+# raw device, and a bio lands right in front of a request that failed
+# direct issue out of a plug.  fio's jobs, unplugged or adjacent, rarely
+# build that on scsi_debug (tests/README.md says why).  Sets file_rc,
+# file_bad, file_verified.
+rq_ext4_rqcheck() {
+	dd if=/dev/zero of=/mnt/rq/rqcheck.data bs=1M count=8 conv=fsync 2>/dev/null
+	# shellcheck disable=SC2086
+	rqcheck $RQ_TARGETED_ARGS --json /tmp/fio-rqcheck.json /mnt/rq/rqcheck.data > /tmp/fio-rqcheck.txt 2>&1
+	file_rc=$?
+	file_bad=$(jq '.totals.bad // 0' /tmp/fio-rqcheck.json 2>/dev/null)
+	file_verified=$(jq '.totals.blocks_verified // 0' /tmp/fio-rqcheck.json 2>/dev/null)
+	rq_detail_json file_rqcheck "$(jq -c --argjson rc "$file_rc" '{exit: $rc, result, totals,
+		bad_blocks: [.bad_blocks[:16][] | {lba, class, location, found_seconds}]}' /tmp/fio-rqcheck.json 2>/dev/null || echo "{\"exit\": $file_rc}")"
+	case $file_rc in 0|1) ;; *) rq_detail_file file_rqcheck_output /tmp/fio-rqcheck.txt 10 ;; esac
+	file_bad=${file_bad:-0} file_verified=${file_verified:-0}
+}
+
 # The ext4 workload: two fio jobs at once on a fresh ext4, in the spirit
 # of the fio verify job that found the bug upstream.
 #   buffered  4 KiB random writes through the page cache, fsync every 16
@@ -171,16 +191,19 @@ RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify
  --name=buffered --size=4m --rw=randwrite --ioengine=psync --fsync=16
  --name=direct --size=8m --rw=write:-8k --direct=1 --ioengine=libaio --iodepth=16 --iodepth_batch_submit=1"
 
-# rq_ext4_workload DEV MINIMA: mkfs, the fio jobs, e2fsck; prints the verdict.
+# rq_ext4_workload DEV MINIMA [rqcheck]: mkfs, the fio jobs, with "rqcheck"
+# also the targeted workload on an 8 MiB file of the filesystem (see
+# rq_ext4_rqcheck), e2fsck; prints the verdict.
 #   corrupted  fio's verify found bad blocks (at offsets), or e2fsck found
 #              damage after a write phase that completed cleanly
 #   error      anything that stops the workload from proving either way: a
 #              failed mkfs or mount, a write phase that failed (EIO, ENOSPC),
 #              a missing or unreadable fio output
 rq_ext4_workload() {
-	dev=$1 minima=$2
+	dev=$1 minima=$2 with_rqcheck=${3:-}
+	jobs=$RQ_EXT4_FIO
 	rm -f /tmp/fio-*
-	rq_detail fio_jobs "$(echo "$RQ_EXT4_FIO" | tr '\n' ' ')"
+	rq_detail fio_jobs "$(echo "$jobs" | tr '\n' ' ')"
 	if ! mkfs.ext4 -q -F -b 4096 "$dev" > /tmp/fio-mkfs.txt 2>&1; then
 		rq_detail_file mkfs_output /tmp/fio-mkfs.txt 10
 		rq_detail reason "mkfs.ext4 failed"
@@ -194,15 +217,17 @@ rq_ext4_workload() {
 	rq_trace_start $RQ_TRACE_EVENTS || { rq_detail reason "cannot enable block tracepoints"; umount /mnt/rq; echo error; return; }
 	rq_phase workload
 	# shellcheck disable=SC2086
-	fio $RQ_EXT4_FIO --do_verify=0 --output-format=json --output=/tmp/fio-write.json > /tmp/fio-write.err 2>&1
+	fio $jobs --do_verify=0 --output-format=json --output=/tmp/fio-write.json > /tmp/fio-write.err 2>&1
 	write_rc=$?
 	sync
 	echo 3 > /proc/sys/vm/drop_caches
 	rq_phase verify
 	# shellcheck disable=SC2086
-	fio $RQ_EXT4_FIO --verify_only=1 --output-format=json --output=/tmp/fio-verify.json > /tmp/fio-verify.err 2>&1
+	fio $jobs --verify_only=1 --output-format=json --output=/tmp/fio-verify.json > /tmp/fio-verify.err 2>&1
 	verify_rc=$?
 	rq_detail_json workload_seconds "$(rq_since "$t0")"
+	file_bad=0 file_verified=0
+	[ -n "$with_rqcheck" ] && rq_ext4_rqcheck
 	umount /mnt/rq || rq_log "umount /mnt/rq failed"
 	rq_trace_stop /dev/null
 	e2fsck -fn "$dev" > /tmp/fio-e2fsck.txt 2>&1
@@ -229,14 +254,17 @@ rq_ext4_workload() {
 	written_ok=$(jq '[.jobs[] | .error] | all(. == 0)' /tmp/fio-write.clean 2>/dev/null)
 	# Blocks the verify pass read back (4 KiB each), for the trigger.
 	verified=$(jq '[.jobs[].read.io_bytes] | add / 4096 | floor' /tmp/fio-verify.clean 2>/dev/null)
-	rq_corruption_trigger "$dev" "${verified:-0}" "$minima"
-	if [ ! -s /tmp/fio-write.clean ] || [ ! -s /tmp/fio-verify.clean ]; then
+	rq_corruption_trigger "$dev" "$((${verified:-0} + file_verified))" "$minima"
+	if [ "$bad" -gt 0 ] || [ "$file_bad" -gt 0 ]; then
+		rq_detail reason "fio verify: $bad blocks bad at their offsets; rqcheck on a file: $file_bad bad blocks; e2fsck exit $fsck_rc"
+		echo corrupted
+	elif [ "$file_rc" != 0 ] && [ -n "$with_rqcheck" ]; then
+		rq_detail reason "rqcheck on a file of the filesystem failed (exit $file_rc)"
+		echo error
+	elif [ ! -s /tmp/fio-write.clean ] || [ ! -s /tmp/fio-verify.clean ]; then
 		rq_detail_file fio_output /tmp/fio-write.err 10
 		rq_detail reason "fio wrote no JSON output (write exit $write_rc, verify exit $verify_rc)"
 		echo error
-	elif [ "$bad" -gt 0 ]; then
-		rq_detail reason "fio verify: $bad blocks bad at their offsets; e2fsck exit $fsck_rc"
-		echo corrupted
 	elif [ "$write_rc" != 0 ] || [ "$written_ok" != true ]; then
 		rq_detail_file fio_output /tmp/fio-write.err 10
 		rq_detail reason "the fio write phase failed (exit $write_rc, job errors $(jq -c '[.jobs[].error]' /tmp/fio-write.clean 2>/dev/null)): nothing to verify"

@@ -212,22 +212,21 @@ fo_path_restore() {
 		# Scan only this channel, target and LUN: a wildcard scan of a
 		# virtio-scsi host probes 256 targets (12 s under TCG).
 		echo "$hctl" | awk -F: '{ print $2, $3, $4 }' > "/sys/class/scsi_host/host${hctl%%:*}/scan"
-		if ! rq_wait 20 "rescan of $hctl" fo_dev_of_hctl "$hctl" > /dev/null; then
-			rq_fail "rescan of host${hctl%%:*} did not bring $hctl back"
-			return 1
-		fi
-		new=$(fo_dev_of_hctl "$hctl") ;;
+		new=$(fo_wait_dev "the rescan of $hctl" fo_dev_of_hctl "$hctl") || return 1 ;;
 	host)
-		other=$(fo_slot FO_DEV $((3 - slot)))
 		echo 1 > "$FO_SD_ADD_HOST"
-		if ! rq_wait 20 "a new scsi_debug host's disk" fo_new_sd_disk "$other" > /dev/null; then
-			rq_fail "scsi_debug add_host made no new disk"
-			return 1
-		fi
-		new=$(fo_new_sd_disk "$other") ;;
+		new=$(fo_wait_dev "a new scsi_debug host's disk" fo_new_sd_disk "$(fo_slot FO_DEV $((3 - slot)))") || return 1 ;;
 	esac
 	rq_set_scheduler "$new" none || rq_fail "cannot set scheduler none on $new"
 	fo_slot_set "$slot" "$new"
+}
+
+# fo_wait_dev WHAT CMD...: print the device CMD finds, once it does.
+fo_wait_dev() {
+	_what=$1
+	shift
+	rq_wait 20 "$_what" "$@" > /dev/null || { rq_fail "$_what made no disk within 20 s"; return 1; }
+	"$@"
 }
 
 # A scsi_debug disk other than DEV.

@@ -262,30 +262,16 @@ rq_oracle_start() {
 	echo 1 > $RQ_ORACLE/reset
 }
 
-# rq_oracle_read: the oracle's report as JSON in /tmp/rq-oracle.json; sets
-# RQ_VIOLATIONS and RQ_ORACLE_BLIND (why it cannot vouch for the run).
+# rq_oracle_read: the oracle's report in /tmp/rq-oracle.txt (lines: "key
+# N", "disk NAME requeues N merge_candidates N", "violation ...") and
+# /tmp/rq-oracle.json; sets RQ_VIOLATIONS and RQ_ORACLE_BLIND (why it
+# cannot vouch for the run).
 rq_oracle_read() {
-	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND=""
-	if [ ! -r $RQ_ORACLE/report ]; then
-		RQ_ORACLE_BLIND="the merge oracle is not loaded"
-		echo null > /tmp/rq-oracle.json
-		return
-	fi
+	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND="the merge oracle is not loaded"
+	echo null > /tmp/rq-oracle.json
+	[ -r $RQ_ORACLE/report ] || return 0
 	cat $RQ_ORACLE/report > /tmp/rq-oracle.txt
-	awk '
-		$1 == "violation" {
-			if (nv < 8)
-				v[nv++] = sprintf("{\"disk\": \"%s\", \"where\": \"%s\", \"merge\": \"%s\", \"bio_sector\": %s, \"bio_bytes\": %s, \"rq_sector\": %s, \"rq_bytes\": %s, \"op\": %s, \"prepared\": %s}",
-					$2, $3, $4, $5, $6, $7, $8, $9, $10 ? "true" : "false")
-			next
-		}
-		{ c[$1] = $2 }
-		END {
-			printf "{\"count\": %d, \"front_merges\": %d, \"back_merges\": %d, \"unattributed_merges\": %d, \"missed_probes\": %d, \"first\": [",
-				c["prepared_merges"], c["front_merges"], c["back_merges"], c["unattributed_merges"], c["missed_probes"]
-			for (i = 0; i < nv; i++) printf "%s%s", i ? ", " : "", v[i]
-			printf "]}"
-		}' /tmp/rq-oracle.txt > /tmp/rq-oracle.json
+	cat $RQ_ORACLE/report.json > /tmp/rq-oracle.json
 	RQ_VIOLATIONS=$(awk '$1 == "prepared_merges" { print $2 + 0 }' /tmp/rq-oracle.txt)
 	RQ_ORACLE_BLIND=$(awk '$1 == "unattributed_merges" && $2 > 0 { print $2 " merges into requests the oracle did not see" }
 		$1 == "missed_probes" && $2 > 0 { print $2 " missed kretprobe instances" }' /tmp/rq-oracle.txt | head -n 1)
@@ -471,6 +457,15 @@ rq_rqpath() {
 	eval "$_out"
 }
 
+# rq_multipath_stop: flush every map, stop multipathd (tests/guest/multipath.sh
+# starts it).
+rq_multipath_stop() {
+	multipathd disablequeueing maps > /dev/null 2>&1
+	multipath -F > /dev/null 2>&1
+	multipathd shutdown > /dev/null 2>&1
+	rq_wait 5 "multipathd exit" eval "! pidof multipathd > /dev/null"
+}
+
 # --- udev -------------------------------------------------------------------------
 
 # Wait for udev's queue when it runs; otherwise for devtmpfs, which needs
@@ -612,12 +607,7 @@ rq_cleanup() {
 	for p in rqcheck fio rqpathctl dd blkdiscard; do
 		pkill -KILL -x "$p" 2>/dev/null
 	done
-	if pidof multipathd > /dev/null; then
-		multipathd disablequeueing maps > /dev/null 2>&1
-		multipath -F > /dev/null 2>&1
-		multipathd shutdown > /dev/null 2>&1
-		rq_wait 5 "multipathd exit" eval "! pidof multipathd > /dev/null"
-	fi
+	pidof multipathd > /dev/null && rq_multipath_stop
 	# udevd's probes (blkid) open new devices, move their counters and
 	# hold modules: the next scenario starts without it unless it starts it.
 	rq_udev_stop

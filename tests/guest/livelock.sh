@@ -15,7 +15,7 @@
 # from these signals (all of them are recorded in the details):
 #
 #   signal                                      rqpath  rqpathctl  multipath
-#   1 `rqpathctl watch` exit 3, stuck op named    yes      yes        -  (no rqpath counters)
+#   1 `rqpathctl watch` exit 1, stuck op named    yes      yes        -  (no rqpath counters)
 #   2 hung-task detector names the submitter      yes      yes        yes
 #   3 submitter in D state, its kernel stack      yes      yes        yes
 #   4 dm-N block tracepoints: the op requeued     yes      yes        yes
@@ -309,7 +309,7 @@ ll_observe() {
 		rq_wait 5 "the operation mapped" eval "! ll_running || ll_op_mapped $LL_DMNAME $1"
 		LL_WATCH_T=$(rq_since "$LL_OP_T0")
 		rqpathctl watch "$LL_DMNAME" --stall "$LL_STALL" --timeout "$LL_WATCH_TIMEOUT" \
-			--json /tmp/ll-watch.json > /tmp/ll-watch.txt 2>&1 &
+			--json /tmp/ll-watch.json --samples /tmp/ll-samples.json > /tmp/ll-watch.txt 2>&1 &
 		LL_WATCH_PID=$!
 	fi
 	while :; do
@@ -419,6 +419,7 @@ ll_collect() {
 	ll_is_rqpath && rqpathctl status "$LL_DMNAME" --json > /tmp/ll-status.json 2>&1
 	ll_trace_evidence "$1"
 	ll_trigger "$1"
+	rq_detail_file watch_samples /tmp/ll-samples.json 200
 	line=$(ll_hung_line)
 	if [ -n "$line" ]; then
 		tail -n +"${line%%:*}" /tmp/ll-dmesg.txt | head -n 24 > /tmp/ll-hung.txt

@@ -56,11 +56,3 @@ rq_multipath_record() {
 	multipath -ll > /tmp/multipath-ll.txt 2>&1
 	rq_detail_file multipath_ll /tmp/multipath-ll.txt 30
 }
-
-# rq_multipath_stop: flush every map, stop multipathd.
-rq_multipath_stop() {
-	multipathd disablequeueing maps > /dev/null 2>&1
-	multipath -F > /dev/null 2>&1
-	multipathd shutdown > /dev/null 2>&1
-	rq_wait 5 "multipathd exit" eval "! pidof multipathd > /dev/null"
-}

@@ -34,7 +34,7 @@ WD_QDEPTH=1
 WD_PHASES="heavy:20000000:--size=1m:--time=6 sparse:900000000:--size=16k:--time=5"
 WD_RQCHECK="--bs 4k --qd 32"
 WD_WAIT=60
-WD_MIN_RATIO=2.5
+WD_MIN_RATIO=2.0
 WD_MIN_FLAT=0.5
 
 

@@ -18,6 +18,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -32,14 +33,23 @@ def log(msg):
     print(msg, flush=True)
 
 
+# What a run had to build, for its "everything came from the cache" line.
+BUILT = []
+
+
 def run_tool(cmd, what, env=None):
-    """Run a build tool, streaming its progress (stderr); its stdout lines."""
+    """Run a build tool, streaming its progress (stderr); its stdout lines.
+    The tools say "built" on stderr when they did build something."""
     shown = " ".join(os.path.relpath(c, TOP) if c.startswith(TOP + "/") else c for c in cmd)
     log(f"$ {shown}")
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True,
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=dict(os.environ, **(env or {})))
+    sys.stderr.write(proc.stderr)
+    sys.stderr.flush()
     if proc.returncode != 0:
         raise HarnessError(f"{what} failed (exit {proc.returncode})")
+    if any(w in proc.stderr for w in (" built in ", "initramfs: ", "building the guest modules")):
+        BUILT.append(what)
     return proc.stdout.splitlines()
 
 
@@ -163,6 +173,7 @@ class Kernel:
         key = h.hexdigest()[:16]
         out = os.path.join(cache_dir(), "initramfs", f"{self.tree}-{self.stage}-{self.variant}-{key}.cpio")
         if not os.path.exists(out):
+            BUILT.append(f"the guest image of {self.label}")
             os.makedirs(os.path.dirname(out), exist_ok=True)
             with tempfile.TemporaryDirectory() as tmp:
                 root = os.path.join(tmp, "root")
@@ -263,6 +274,20 @@ def check_config(config_path, name):
             f"{name}: the kernel config lacks what the scenarios need:\n  "
             + "\n  ".join(problems)
             + "\n  merge qemu/rqpath.config into it (scripts/kconfig/merge_config.sh) and rebuild")
+
+
+def build_tree(tree_dir):
+    """make bzImage modules in a configured kernel tree (git bisect run)."""
+    tree_dir = os.path.abspath(tree_dir)
+    if not os.path.exists(os.path.join(tree_dir, ".config")):
+        raise HarnessError(f"{tree_dir} has no .config: configure it first (with qemu/rqpath.config merged)")
+    log(f"building {tree_dir} (make bzImage modules)")
+    logfile = os.path.join(tree_dir, ".rqpath-build.log")
+    with open(logfile, "w") as f:
+        r = subprocess.run(["make", "-C", tree_dir, f"-j{os.cpu_count() or 1}", "bzImage", "modules"],
+                           stdout=f, stderr=subprocess.STDOUT)
+    if r.returncode != 0:
+        raise HarnessError(f"the kernel in {tree_dir} does not build (log: {logfile})")
 
 
 def tree_kernel(tree_dir, name=None):

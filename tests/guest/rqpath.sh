@@ -242,7 +242,8 @@ rqp_cleanup() {
 		fi
 	done
 	RQP_PIDS=""
-	for n in $(rqp_dm_devices); do
+	# Stacked ones (rqp-X-lin over rqp-X) first.
+	for n in $(rqp_dm_devices | sort -r); do
 		if ! rqp_dmsetup remove --retry "$n" > /tmp/rqp-rm.out 2>&1; then
 			rq_fail "cleanup: dmsetup remove $n failed: $(tail -n 1 /tmp/rqp-rm.out)"
 		fi

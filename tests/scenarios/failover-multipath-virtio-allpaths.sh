@@ -3,7 +3,7 @@
 # summary: dm-multipath over two virtio-scsi paths loses both under load: with queueing I/O waits and resumes, without it fails with EIO and no acknowledged write is lost
 # expect: clean
 # boot: shared
-# timeout: 120
+# timeout: 180
 # qemu: virtio-paths
 
 # shellcheck source=tests/guest/failover.sh

@@ -3,7 +3,7 @@
 # summary: dm-rqpath over two scsi_debug hosts loses both paths under load: with queue_if_no_path I/O waits and resumes, without it fails with EIO and no acknowledged write is lost
 # expect: clean
 # boot: shared
-# timeout: 120
+# timeout: 180
 
 
 # shellcheck source=tests/guest/failover.sh

@@ -29,10 +29,22 @@ scenario_run() {
 	# have a first partition.
 	if ! rq_failed && rqp_setup num_parts=1 && make_devices; then
 		check_tables
+		check_feature_case
 		check_messages
 		check_rqpathctl_refusals
 	fi
 	rqp_finish clean
+}
+
+# Feature names are case-insensitive (as dm-multipath's); TABLE prints them
+# in the canonical case.
+check_feature_case() {
+	rqp_run "a feature in capitals" rqp_dmsetup create rqp-f \
+		--table "0 $RQP_SECTORS rqpath 2 $RQP_P1 $RQP_P2 1 QUEUE_IF_NO_PATH" || return
+	got=$(dmsetup table rqp-f)
+	[ "$got" = "0 $RQP_SECTORS rqpath 2 $RQP_M1 $RQP_M2 1 queue_if_no_path" ] ||
+		rq_fail "a feature in capitals: table '$got'"
+	rqp_run "remove rqp-f" rqp_dmsetup remove rqp-f
 }
 
 # Other devices the bad tables need: a bio-based dm-linear device, a

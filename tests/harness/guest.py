@@ -388,7 +388,7 @@ class Boot:
             verdict = "warned"
         if problems:
             details["cleanup_problems"] = problems
-            if verdict not in ("livelocked", "hung", "warned", "crashed") and not self._expects_unusable(st):
+            if verdict not in ("livelocked", "hung", "warned", "crashed", "error") and not self._expects_unusable(st):
                 details.setdefault("scenario_verdict", verdict)
                 details["reason"] = f"the cleanup after the scenario failed: {problems[0]}"
                 verdict = "error"

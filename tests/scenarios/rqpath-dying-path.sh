@@ -19,10 +19,11 @@
 DEV=/dev/mapper/rqp-y
 # (scsi_debug takes at most 999999999 ns per command)
 DY_NDELAY=900000000
-# Allocation failures allowed before the path is failed: the first fails it,
-# others mapped at the same moment may race with it.  (dm-rqpath 1.0, which waited for the queue to
-# die, counted 8 here, each retried when another request completed, and
-# failed the path 1.8 s after the delete; 1.1 counts 1, at 0.7 s.)
+# Allocation failures allowed before the path is failed: the first fails
+# it, others mapped at the same moment may race with it.  (dm-rqpath 1.0,
+# which waited for the queue to die, counted 8 here, each retried when
+# another request completed, and failed the path 1.8 s after the delete;
+# 1.1 counts 1, at 0.7 s.)
 DY_MAX_NO_CLONE=3
 
 scenario_run() {

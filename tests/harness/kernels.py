@@ -88,7 +88,7 @@ def touch(path):
         pass
 
 
-def prune_cache(keep_minutes=120):
+def prune_cache(keep_minutes=12 * 60):
     """Drop guest images, stage builds and build directories that no run
     has touched for a while: every change to a scenario or a patch makes
     new ones, and each image is ~100 MiB.  Recent ones stay, so runs in

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Host tests of tests/run's command line: the options that pick a kernel
+(--tree, --kernel-tree, --kernel/--modules/--headers, --bisect, --shard,
+--merge), their usage errors, the config check of a kernel we did not build,
+and --bisect's exit status.  Nothing is booted or built.
+
+  python3 tests/host/cli_test.py [-v]
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+RUN = os.path.join(TOP, "tests/run")
+sys.path.insert(0, os.path.join(TOP, "tests"))
+
+
+def run(*args, env=None):
+    p = subprocess.run([RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       env=dict(os.environ, **(env or {})))
+    return p.returncode, p.stdout, p.stderr
+
+
+class UsageTest(unittest.TestCase):
+    def usage(self, *args, says):
+        rc, out, err = run(*args)
+        self.assertEqual(rc, 2, f"{args}: exit {rc}, stderr {err!r}")
+        self.assertIn(says, err)
+        self.assertIn("Try 'tests/run --help'.", err)
+
+    def test_unknown_tree(self):
+        self.usage("--tree", "5.4", "--list", says="unknown tree 5.4")
+
+    def test_unknown_stage(self):
+        self.usage("--stage", "nosuch", "--list", says="unknown stage nosuch")
+
+    def test_no_scenario_matches(self):
+        self.usage("--scenario", "no-such-*", "--list", says="no scenario matches")
+
+    def test_kernel_needs_modules_and_headers(self):
+        self.usage("--kernel", "/dev/null", says="--kernel needs --modules and --headers")
+
+    def test_modules_without_kernel(self):
+        self.usage("--modules", "/tmp", says="--modules and --headers go with --kernel")
+
+    def test_two_kernels(self):
+        self.usage("--kernel-tree", "/tmp", "--kernel", "/dev/null", "--modules", "/tmp",
+                   "--headers", "/tmp", says="one at a time")
+
+    def test_stage_with_custom_kernel(self):
+        self.usage("--kernel-tree", "/tmp", "--stage", "stock", says="pick our stages")
+
+    def test_missing_kernel_tree(self):
+        self.usage("--kernel-tree", "/no/such/tree", says="--kernel-tree /no/such/tree: no such file")
+
+    def test_bisect_needs_a_user_kernel(self):
+        self.usage("--bisect", "--scenario", "smoke", says="--bisect runs a user's kernel")
+
+    def test_build_needs_a_tree(self):
+        self.usage("--build", "--scenario", "smoke", says="--build builds a --kernel-tree")
+
+    def test_bad_shard(self):
+        self.usage("--shard", "3/2", "--list", says="K must be 1 to N")
+        self.usage("--shard", "x", "--list", says="--shard wants K/N")
+
+    def test_missing_blktests(self):
+        self.usage("--blktests", "/no/such/dir", says="--blktests /no/such/dir: no such directory")
+
+    def test_list_every_tree(self):
+        rc, out, _ = run("--list", "--scenario", "smoke")
+        self.assertEqual(rc, 0)
+        self.assertIn("smoke", out)
+
+
+class KernelTreeTest(unittest.TestCase):
+    """A tree that is not built, or lacks config options, is refused before
+    anything boots, naming what is missing: exit 3, or 125 for --bisect."""
+
+    def tree(self, config_lines, release="6.1.0-test"):
+        d = tempfile.mkdtemp()
+        os.makedirs(os.path.join(d, "include/config"))
+        with open(os.path.join(d, "include/config/kernel.release"), "w") as f:
+            f.write(release + "\n")
+        os.makedirs(os.path.join(d, "arch/x86/boot"))
+        open(os.path.join(d, "arch/x86/boot/bzImage"), "w").close()
+        with open(os.path.join(d, ".config"), "w") as f:
+            f.write("\n".join(config_lines) + "\n")
+        return d
+
+    def test_unbuilt_tree(self):
+        d = tempfile.mkdtemp()
+        rc, _, err = run("--kernel-tree", d, "--scenario", "smoke")
+        self.assertEqual(rc, 3)
+        self.assertIn("not a built kernel tree", err)
+
+    def test_missing_options_are_named(self):
+        d = self.tree(["CONFIG_BLK_DEV_DM=y", "CONFIG_SCSI_DEBUG=m"])
+        rc, _, err = run("--kernel-tree", d, "--scenario", "smoke")
+        self.assertEqual(rc, 3)
+        self.assertIn("the kernel config lacks what the scenarios need", err)
+        self.assertIn("CONFIG_KPROBES=y (have: not set)", err)
+        self.assertIn("merge qemu/rqpath.config", err)
+
+    def test_bisect_cannot_decide(self):
+        d = self.tree(["CONFIG_BLK_DEV_DM=y"])
+        rc, _, err = run("--bisect", "--kernel-tree", d, "--scenario", "smoke")
+        self.assertEqual(rc, 125, err)
+
+    def test_modules_are_fine_where_modprobe_loads_them(self):
+        from harness import kernels
+        lines = []
+        with open(os.path.join(TOP, "qemu/rqpath.config")) as f:
+            for line in f:
+                if line.startswith("CONFIG_"):
+                    lines.append(line.strip().replace("CONFIG_SCSI_DEBUG=m", "CONFIG_SCSI_DEBUG=y")
+                                 .replace("CONFIG_DM_MULTIPATH=m", "CONFIG_DM_MULTIPATH=y"))
+        d = self.tree(lines)
+        self.assertEqual(kernels.config_problems(os.path.join(d, ".config")), [])
+
+
+class BisectStatusTest(unittest.TestCase):
+    def status(self, *verdicts):
+        sys.path.insert(0, os.path.dirname(RUN))
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("tests_run", RUN)
+        spec = importlib.util.spec_from_loader("tests_run", loader)
+        mod = importlib.util.module_from_spec(spec)
+        loader.exec_module(mod)
+        return mod.bisect_status([{"verdict": v} for v in verdicts])
+
+    def test_codes(self):
+        self.assertEqual(self.status("clean", "clean"), 0)
+        self.assertEqual(self.status("clean", "corrupted"), 1)
+        self.assertEqual(self.status("violated"), 1)
+        self.assertEqual(self.status("livelocked", "clean"), 1)
+        self.assertEqual(self.status("clean", "error"), 125)
+        self.assertEqual(self.status("corrupted", "hung"), 125)
+        self.assertEqual(self.status("skipped"), 125)
+        self.assertEqual(self.status("warned"), 125)
+        self.assertEqual(self.status(), 125)
+
+
+class MergeTest(unittest.TestCase):
+    def test_merge_of_shards(self):
+        """Two shards' JSON joined: every result once, one verdict."""
+        d = tempfile.mkdtemp()
+        results = [{"tree": "6.1", "variant": "normal", "stage": st, "scenario": "smoke",
+                    "verdict": "clean", "seconds": 1, "timing": {}, "details": {}, "boot": f"b-{st}"}
+                   for st in ("stock", "base")]
+        paths = []
+        for i, r in enumerate(results):
+            p = os.path.join(d, f"s{i}.json")
+            with open(p, "w") as f:
+                json.dump({"kernels": [], "timing": {"boot_seconds": 10}, "boots": [], "results": [r]}, f)
+            paths.append(p)
+        rc, out, err = run("--merge", *paths, "--json", os.path.join(d, "m.json"))
+        self.assertEqual(rc, 0, err)
+        with open(os.path.join(d, "m.json")) as f:
+            m = json.load(f)
+        self.assertEqual(sorted(r["stage"] for r in m["results"]), ["base", "stock"])
+        self.assertEqual(m["timing"]["boot_seconds"], 20)
+        self.assertIn("2/2 results as expected", out)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -19,9 +19,13 @@ RUN = os.path.join(TOP, "tests/run")
 sys.path.insert(0, os.path.join(TOP, "tests"))
 
 
+OUT = tempfile.mkdtemp(prefix="rqpath-cli-test-")
+
+
 def run(*args, env=None):
+    """tests/run with its own out/: never the one a real run may be using."""
     p = subprocess.run([RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env=dict(os.environ, **(env or {})))
+                       env=dict(os.environ, RQPATH_OUT=OUT, **(env or {})))
     return p.returncode, p.stdout, p.stderr
 
 

@@ -4,8 +4,8 @@
 #                 of every tree, boot each, run every scenario, print the
 #                 matrix and write out/matrix.json and out/report.html
 #   make check    the tests: host tests, userspace unit tests, then the
-#                 matrix (6.1 in full, the other trees' declared subset, one
-#                 debug kernel), which must come out as every scenario
+#                 matrix (6.1 in full, the other trees' declared subset),
+#                 which must come out as every scenario
 #                 expects; BLKTESTS=DIR also runs the blktests export
 #                 (.ci/run passes the pinned copy when it is there)
 #   make debug    every scenario on the debug kernels (KASAN, lockdep,

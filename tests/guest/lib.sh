@@ -28,6 +28,10 @@ RQ_SCENARIO_DIR=/rqpath/scenarios
 # shellcheck disable=SC2034 # used by the scenarios
 RQ_DATA=/rqpath/data
 
+# rq_report KIND TEXT: one protocol line to the harness.  printf, not
+# echo: dash's echo turns the backslashes of JSON escapes into characters.
+rq_report() { printf 'RQPATH-%s %s\n' "$1" "$2" > "$RQ_RESULTS"; }
+
 # To stderr: a function's stdout may be its result.
 rq_log() { echo "[rqpath $(rq_now)] $*" >&2; }
 
@@ -338,7 +342,7 @@ rq_result() {
 		--argjson t "$(rq_since "$RQ_T0")" --argjson timing "$(rq_timing_json)" \
 		'{scenario: $s, stage: $st, verdict: $v, seconds: $t, timing: $timing, details: .}' \
 		"$RQ_DETAILS" > /tmp/rq-result.json
-	echo "RQPATH-RESULT $(cat /tmp/rq-result.json)" > "$RQ_RESULTS"
+	rq_report RESULT "$(cat /tmp/rq-result.json)"
 	rq_log "result $RQ_SCENARIO: $verdict $reason"
 	RQ_REPORTED=1
 	echo "$verdict" > /tmp/rq-verdict
@@ -540,7 +544,7 @@ rq_run_scenario() { # NAME
 	RQ_T0=$(rq_now)
 	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
 	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
-	echo "RQPATH-START $RQ_SCENARIO t=$RQ_T0" > "$RQ_RESULTS"
+	rq_report START "$RQ_SCENARIO t=$RQ_T0"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"
 	case $RQ_SCENARIO in
 	blktests:*) script=/rqpath/blktests.sh ;;
@@ -588,7 +592,7 @@ rq_check_after() { # CLEANUP_SECONDS
 		'def lines: split("\n") | map(select(length > 0));
 		{new_reports: ($r | lines), cleanup_problems: ($c | lines), kmemleak: ($k | lines), cleanup_seconds: $s}' \
 		> /tmp/rq-checked.json 2>/dev/null || echo '{"new_reports": ["the post-cleanup check failed"]}' > /tmp/rq-checked.json
-	echo "RQPATH-CHECKED $RQ_SCENARIO $(cat /tmp/rq-checked.json)" > "$RQ_RESULTS"
+	rq_report CHECKED "$RQ_SCENARIO $(cat /tmp/rq-checked.json)"
 	rq_kmsg "CHECKED $RQ_SCENARIO #$RQ_SEQ"
 	if [ -e /tmp/rq-unusable ]; then
 		RQ_STOP="$(cat /tmp/rq-unusable)"
@@ -643,12 +647,12 @@ rq_boot_main() {
 	RQ_STAGE=$(rq_cmdline_arg rqpath.stage || echo unknown)
 	export RQ_STAGE
 	RQ_SEQ=0 RQ_STOP=""
-	echo "RQPATH-BOOTED stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) t=$(rq_now)" > "$RQ_RESULTS"
+	rq_report BOOTED "stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) t=$(rq_now)"
 	rq_log "booted stage $RQ_STAGE, $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus, $(rq_now)s"
 	for s in $(rq_cmdline_arg rqpath.scenarios | tr ',' ' '); do
 		rq_run_scenario "$s"
 		if [ -n "$RQ_STOP" ]; then
-			echo "RQPATH-STOP $s $RQ_STOP" > "$RQ_RESULTS"
+			rq_report STOP "$s $RQ_STOP"
 			rq_log "stopping after $s: $RQ_STOP"
 			break
 		fi
@@ -656,6 +660,6 @@ rq_boot_main() {
 	if [ "$(rq_cmdline_arg rqpath.shell)" = 1 ]; then
 		setsid cttyhack sh
 	fi
-	echo "RQPATH-DONE" > "$RQ_RESULTS"
+	rq_report DONE ""
 	rq_log "all scenarios done"
 }

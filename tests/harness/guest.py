@@ -247,19 +247,20 @@ class Boot:
 
     def _follow(self, proc, start):
         offset = 0
-        partial = ""
+        partial = b""
         done_at = None
         self.started = start
         deadline = start + self.boot_deadline
         while proc.poll() is None:
             time.sleep(0.5)
             now = time.monotonic()
-            text = self._read(self.results_path, offset)
-            offset += len(text.encode(errors="replace"))
-            lines = (partial + text).split("\n")
+            data = self._read_bytes(self.results_path, offset)
+            offset += len(data)
+            lines = (partial + data).split(b"\n")
             partial = lines.pop()
-            for line in lines:
-                deadline = self._line(line.rstrip("\r"), now, deadline)
+            for raw in lines:
+                line = raw.decode(errors="replace").rstrip("\r")
+                deadline = self._line(line, now, deadline)
                 if line.startswith("RQPATH-DONE"):
                     done_at = now
             if done_at is not None and now - done_at > END_GRACE:
@@ -269,10 +270,20 @@ class Boot:
                 self.killed_by = self._deadline_reason()
                 break
         # What arrived between the last read and QEMU's exit.
-        text = partial + self._read(self.results_path, offset)
-        for line in text.split("\n"):
+        data = partial + self._read_bytes(self.results_path, offset)
+        for raw in data.split(b"\n"):
+            line = raw.decode(errors="replace").rstrip("\r")
             if line.strip():
-                self._line(line.rstrip("\r"), time.monotonic(), deadline)
+                self._line(line, time.monotonic(), deadline)
+
+    @staticmethod
+    def _read_bytes(path, offset):
+        try:
+            with open(path, "rb") as f:
+                f.seek(offset)
+                return f.read()
+        except FileNotFoundError:
+            return b""
 
     def _deadline_reason(self):
         running = self._running()
@@ -313,6 +324,12 @@ class Boot:
             try:
                 r = json.loads(rest)
             except ValueError:
+                st = self._running()
+                if st is not None:
+                    st.result = {"scenario": st.scenario.name, "verdict": "error", "seconds": None,
+                                 "details": {"reason": "the guest's verdict line is not JSON: "
+                                                       + rest[:200]}}
+                    st.result_at = now
                 return deadline
             st = self._state(r.get("scenario"))
             if st is not None:

@@ -170,6 +170,17 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rs["a"]["verdict"], "livelocked")
         self.assertEqual([s.name for s in b.pending], ["b"])
 
+    def test_unreadable_verdict_line(self):
+        """A verdict line that is not JSON (dash's echo once turned its
+        escapes into characters) is an error, not a harness crash."""
+        lines = self.booted() + ok_scenario("a")[:2] + [
+            {"to": "results", "line": 'RQPATH-RESULT {"scenario": "a", "verdict": "clean", "x": "tab\there"}'},
+            {"to": "results", "line": checked_line("a")},
+            {"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines}, names=("a",))
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertIn("not JSON", rs["a"]["details"]["reason"])
+
     def test_no_verdict_within_timeout(self):
         lines = self.booted() + [{"to": "results", "line": "RQPATH-START a t=1.0"}]
         rs, b = self.boot({"lines": lines, "hang": True}, timeout=2)

@@ -635,7 +635,7 @@ rq_cleanup() {
 
 # The drivers of the guest's hardware, for a kernel that has them as modules
 # (a distribution kernel; ours build them in).
-RQ_BOOT_DRIVERS="virtio_pci virtio_scsi sd_mod sg ahci ext4 dm_mod"
+RQ_BOOT_DRIVERS="virtio_pci virtio_scsi sd_mod sg ahci ext4 dm_mod loop"
 
 rq_boot_main() {
 	# Until a scenario starts udevd, libdevmapper must make the

@@ -229,6 +229,21 @@ def _kernelrelease_of_tree(tree):
         return f.read().strip()
 
 
+# Options a kernel may have as modules (=m, as a distribution kernel does)
+# instead of built in, and the module whose loading in the guest brings each
+# in: RQ_BOOT_DRIVERS in tests/guest/lib.sh or a scenario's modprobe
+# (tests/host/cli_test.py checks that something loads each).  None: no
+# device of the guest's machine (q35) needs it.
+FLEXIBLE_OPTIONS = {
+    "CONFIG_SCSI_DEBUG": "scsi_debug", "CONFIG_DM_MULTIPATH": "dm_multipath",
+    "CONFIG_BLK_DEV_DM": "dm_mod", "CONFIG_SCSI_VIRTIO": "virtio_scsi",
+    "CONFIG_BLK_DEV_SD": "sd_mod", "CONFIG_SCSI": "sd_mod", "CONFIG_CHR_DEV_SG": "sg",
+    "CONFIG_SATA_AHCI": "ahci", "CONFIG_ATA": "ahci", "CONFIG_EXT4_FS": "ext4",
+    "CONFIG_VIRTIO_PCI": "virtio_pci", "CONFIG_BLK_DEV_LOOP": "loop",
+    "CONFIG_ATA_PIIX": None,
+}
+
+
 def config_problems(config_path, fragment=None):
     """Lines of qemu/rqpath.config that a kernel's .config does not satisfy,
     as 'CONFIG_X=y (have: ...)'.  A module (=m) satisfies =y for options a
@@ -241,11 +256,6 @@ def config_problems(config_path, fragment=None):
             m = re.match(r"^(CONFIG_\w+)=(.*)$", line.strip())
             if m:
                 have[m.group(1)] = m.group(2)
-    # What the scenarios need as modules or built in, not how we build.
-    flexible = {"CONFIG_SCSI_DEBUG", "CONFIG_DM_MULTIPATH", "CONFIG_BLK_DEV_DM", "CONFIG_SCSI_VIRTIO",
-                "CONFIG_BLK_DEV_SD", "CONFIG_CHR_DEV_SG", "CONFIG_SATA_AHCI", "CONFIG_ATA",
-                "CONFIG_EXT4_FS", "CONFIG_VIRTIO_PCI", "CONFIG_BLK_DEV_LOOP", "CONFIG_SCSI",
-                "CONFIG_MD", "CONFIG_ATA_PIIX", "CONFIG_BLK_DEV_BSG"}
     # How we build our own kernels, not what a scenario needs.
     ignored = {"CONFIG_LOCALVERSION", "CONFIG_LOCALVERSION_AUTO", "CONFIG_NR_CPUS",
                "CONFIG_DEBUG_INFO_NONE", "CONFIG_DEFAULT_HUNG_TASK_TIMEOUT", "CONFIG_LOG_BUF_SHIFT",
@@ -261,7 +271,7 @@ def config_problems(config_path, fragment=None):
                 continue
             sym, want = m.groups()
             got = have.get(sym)
-            if got == want or (sym in flexible and got in ("y", "m")):
+            if got == want or (sym in FLEXIBLE_OPTIONS and got in ("y", "m")):
                 continue
             problems.append(f"{sym}={want} (have: {got if got is not None else 'not set'})")
     return problems

@@ -156,6 +156,13 @@ def _add(into, d):
         into[k] = into.get(k, 0.0) + v
 
 
+def wait_kind(key):
+    """'wait:pid 1839' and 'wait:pid 177' are one kind of wait: the numbers
+    in a wait's or sleep's name (pids, devices, counts) are left out when
+    a matrix's waits are summed."""
+    return re.sub(r"\d+", "N", key)
+
+
 def time_profile(matrix):
     """Guest seconds of a matrix summed per scenario and per phase (every
     wait: and sleep: key too), and the boots' seconds to init."""
@@ -171,8 +178,10 @@ def time_profile(matrix):
         prof["total"] += p["total"]
         prof["wall"] += p["wall"] or 0.0
         prof["outside"] += p["outside"]
-        for key in ("phases", "waits", "sleeps"):
-            _add(prof[key], p[key])
+        _add(prof["phases"], p["phases"])
+        for key in ("waits", "sleeps"):
+            for k, v in p[key].items():
+                _add(prof[key], {wait_kind(k): v})
         sc = prof["scenarios"].setdefault(text(r.get("scenario")), {
             "results": 0, "seconds": 0.0, "total": 0.0, "phases": {}, "outside": 0.0, "per_stage": {}})
         sc["results"] += 1

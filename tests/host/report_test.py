@@ -301,6 +301,17 @@ CHROMIUM, NO_CHROMIUM = install_chromium()
 
 
 @unittest.skipIf(CHROMIUM is None, f"chromium cannot be installed: {NO_CHROMIUM}")
+class TimeProfile(unittest.TestCase):
+    def test_waits_of_one_kind_are_summed(self):
+        # A wait on a pid or a device is one kind of wait, whatever the
+        # number: the profile must not list every pid on its own row.
+        results = [{"scenario": "x", "stage": "stock", "seconds": 10.0,
+                    "timing": {"workload": 10.0, "wait:pid 177": 2.0, "wait:pid 1839": 3.0,
+                               "wait:the rescan of 1:0:0:0": 1.0}}]
+        prof = html.time_profile({"results": results, "boots": []})
+        self.assertEqual(prof["waits"], {"wait:pid N": 5.0, "wait:the rescan of N:N:N:N": 1.0})
+
+
 class ReportInBrowser(unittest.TestCase):
     """The fixture's page in a real browser."""
 

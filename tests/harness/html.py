@@ -181,7 +181,8 @@ def time_profile(matrix):
         _add(prof["phases"], p["phases"])
         for key in ("waits", "sleeps"):
             for k, v in p[key].items():
-                _add(prof[key], {wait_kind(k): v})
+                kind = wait_kind(k)
+                prof[key][kind] = prof[key].get(kind, 0.0) + v
         sc = prof["scenarios"].setdefault(text(r.get("scenario")), {
             "results": 0, "seconds": 0.0, "total": 0.0, "phases": {}, "outside": 0.0, "per_stage": {}})
         sc["results"] += 1

@@ -7,8 +7,10 @@ and --bisect's exit status.  Nothing is booted or built.
   python3 tests/host/cli_test.py [-v]
 """
 
+import glob
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -128,8 +130,6 @@ class KernelTreeTest(unittest.TestCase):
     def test_every_module_option_is_loaded_in_the_guest(self):
         # A distribution kernel has these as modules: an option accepted as
         # =m that nothing loads leaves its device missing (Debian's loop).
-        import glob
-        import re
         from harness import kernels
         text = ""
         for path in glob.glob(os.path.join(TOP, "tests/guest/*.sh")) + \

@@ -300,7 +300,6 @@ def cells_of(matrix):
 CHROMIUM, NO_CHROMIUM = install_chromium()
 
 
-@unittest.skipIf(CHROMIUM is None, f"chromium cannot be installed: {NO_CHROMIUM}")
 class TimeProfile(unittest.TestCase):
     def test_waits_of_one_kind_are_summed(self):
         # A wait on a pid or a device is one kind of wait, whatever the
@@ -312,6 +311,7 @@ class TimeProfile(unittest.TestCase):
         self.assertEqual(prof["waits"], {"wait:pid N": 5.0, "wait:the rescan of N:N:N:N": 1.0})
 
 
+@unittest.skipIf(CHROMIUM is None, f"chromium cannot be installed: {NO_CHROMIUM}")
 class ReportInBrowser(unittest.TestCase):
     """The fixture's page in a real browser."""
 

@@ -76,6 +76,13 @@ class UsageTest(unittest.TestCase):
     def test_missing_blktests(self):
         self.usage("--blktests", "/no/such/dir", says="--blktests /no/such/dir: no such directory")
 
+    def test_setup_takes_no_arguments(self):
+        # It used to ignore them, so `tests/setup --help` ran apt-get.
+        p = subprocess.run([os.path.join(TOP, "tests/setup"), "--help"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
+        self.assertIn("usage: tests/setup", p.stderr)
+
     def test_list_every_tree(self):
         rc, out, _ = run("--list", "--scenario", "smoke")
         self.assertEqual(rc, 0)

@@ -149,33 +149,17 @@ fo_slot() { eval "echo \"\$$1$2\""; } # VAR SLOT
 fo_paths_setup() {
 	case $FO_KIND in
 	scsidebug)
-		if grep -q '^scsi_debug ' /proc/modules; then
-			rq_fail "scsi_debug was already loaded"
-			return 1
-		fi
 		# shellcheck disable=SC2086
-		rq_scsi_debug_load $FO_SD_PARAMS || { rq_fail "scsi_debug did not load ($FO_SD_PARAMS)"; return 1; }
-		# shellcheck disable=SC2016 # evaluated by rq_wait
-		rq_wait 10 "the second scsi_debug disk" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge 2 ]'
-		rq_detail scsi_debug_params "$FO_SD_PARAMS"
-		;;
+		rq_scsi_debug_paths $FO_SD_PARAMS || return 1
+		rq_detail scsi_debug_params "$FO_SD_PARAMS" ;;
 	virtio)
 		fo_restore_all_paths
-		;;
+		# shellcheck disable=SC2046
+		rq_two_paths virtio $(fo_kind_disks) || return 1 ;;
 	esac
-	# shellcheck disable=SC2046
-	set -- $(fo_kind_disks)
-	if [ $# != 2 ]; then
-		rq_fail "expected 2 $FO_KIND paths, found $#: $*"
-		return 1
-	fi
-	fo_slot_set 1 "$1"
-	fo_slot_set 2 "$2"
-	if [ "$(blockdev --getsz "$1")" != "$(blockdev --getsz "$2")" ]; then
-		rq_fail "the two paths differ in size"
-		return 1
-	fi
-	for d in "$1" "$2"; do
+	fo_slot_set 1 "$RQ_P1"
+	fo_slot_set 2 "$RQ_P2"
+	for d in "$RQ_P1" "$RQ_P2"; do
 		rq_set_scheduler "$d" none || rq_fail "cannot set scheduler none on $d"
 	done
 	rq_detail_json path_devices "$(printf '[{"dev": "%s", "hctl": "%s", "devno": "%s"}, {"dev": "%s", "hctl": "%s", "devno": "%s"}]' \
@@ -351,6 +335,38 @@ fo_record_target_counts() {
 fo_track_load() {
 	FO_WATCH=$1
 	FO_PIDS="$FO_PIDS $1"
+}
+
+# fo_bg_rqcheck TAG ARGS...: one rqcheck run of the load's kind on the map
+# in the background (/tmp/fo-TAG.json and .txt), tracked; its pid in FO_BG.
+fo_bg_rqcheck() {
+	tag=$1
+	shift
+	# shellcheck disable=SC2086
+	rqcheck $FO_LOAD_ARGS --seed "$FO_SEED" "$@" --json "/tmp/fo-$tag.json" "$FO_MAPDEV" > "/tmp/fo-$tag.txt" 2>&1 &
+	FO_BG=$!
+	fo_track_load "$FO_BG"
+}
+
+# fo_paths_lost_under TAG PHASE N SECONDS ARGS...: fo_bg_rqcheck TAG ARGS,
+# and both paths offline once the map completed N of its I/Os (within
+# SECONDS); FO_DOWN is when the map had dropped them.  A load that already
+# ended would make the phase prove nothing.
+fo_paths_lost_under() {
+	tag=$1 phase=$2 n=$3 secs=$4
+	shift 4
+	fo_bg_rqcheck "$tag" "$@"
+	fo_wait_progress "$n" "$secs" || rq_fail "$phase: the load made no progress on the map within $secs s"
+	rq_alive "$FO_BG" || rq_fail "$phase: the load ended before the paths failed: the test proves nothing"
+	fo_path_fail 1 offline
+	fo_path_fail 2 offline
+	if rq_wait 15 "the map to drop both paths" fo_all_failed; then
+		rq_trigger failover "paths_lost_$phase" 1 1
+	else
+		rq_trigger failover "paths_lost_$phase" 0 1
+		rq_fail "$phase: the map still has an active path 15 s after both went offline: $(fo_paths_brief)"
+	fi
+	FO_DOWN=$(rq_now)
 }
 
 fo_load_start() { # DEV
@@ -537,20 +553,6 @@ fo_allpaths() {
 	fo_finish
 }
 
-# fo_all_paths_offline PHASE PID: both paths offline under the running
-# load PID; a load that already ended would make the phase prove nothing.
-fo_all_paths_offline() {
-	rq_alive "$2" || rq_fail "$1: the load ended before the paths failed: the test proves nothing"
-	fo_path_fail 1 offline
-	fo_path_fail 2 offline
-	if rq_wait 15 "the map to drop both paths" fo_all_failed; then
-		rq_trigger failover "paths_lost_$1" 1 1
-	else
-		rq_trigger failover "paths_lost_$1" 0 1
-		rq_fail "$1: the map still has an active path 15 s after both went offline: $(fo_paths_brief)"
-	fi
-}
-
 fo_paths_back() { # PHASE: both paths running and in the map again
 	fo_path_restore 1 offline
 	fo_path_restore 2 offline
@@ -562,14 +564,8 @@ fo_paths_back() { # PHASE: both paths running and in the map again
 fo_allpaths_queue() {
 	rq_log "queue phase"
 	fo_set_queueing 1
-	# shellcheck disable=SC2086
-	rqcheck $FO_LOAD_ARGS --passes 1 --seed "$FO_SEED" --gen 1 \
-		--json /tmp/fo-q.json "$FO_MAPDEV" > /tmp/fo-q.txt 2>&1 &
-	qpid=$!
-	fo_track_load $qpid
-	fo_wait_progress 200 20 || rq_fail "queue: no I/O on the map within 20 s"
-	fo_all_paths_offline queue $qpid
-	t_down=$(rq_now)
+	fo_paths_lost_under q queue 200 20 --passes 1 --gen 1
+	qpid=$FO_BG t_down=$FO_DOWN
 	# Requests that were on a path when it failed are requeued; after that
 	# nothing may complete until a path is back: a 2 s window, measured.
 	rq_sleep 0.5 "requeues settle"
@@ -622,17 +618,11 @@ fo_allpaths_noqueue() {
 	# shellcheck disable=SC2086
 	rqcheck $FO_LOAD_ARGS --passes 1 --seed "$FO_SEED" --gen 3 --json /tmp/fo-ref.json "$FO_MAPDEV" > /tmp/fo-ref.txt 2>&1 ||
 		{ rq_fail "noqueue: the reference pass failed: $(tail -n 1 /tmp/fo-ref.txt)"; return; }
-	# shellcheck disable=SC2086
-	rqcheck $FO_LOAD_ARGS --time 120 --max-report 100000 --seed "$FO_SEED" --gen 4 \
-		--json /tmp/fo-nq.json "$FO_MAPDEV" > /tmp/fo-nq.txt 2>&1 &
-	npid=$!
-	fo_track_load $npid
 	# Fail the paths in the last quarter of generation 4's write phase
 	# (2048 writes): enough writes acknowledged before and failed after,
 	# and not thousands of bad blocks to re-read and list (slow in TCG).
-	fo_wait_progress 1536 30 || rq_fail "noqueue: the load did not make progress within 30 s"
-	fo_all_paths_offline noqueue $npid
-	t_down=$(rq_now)
+	fo_paths_lost_under nq noqueue 1536 30 --time 120 --max-report 100000 --gen 4
+	npid=$FO_BG t_down=$FO_DOWN
 	rq_wait_pid $npid 30
 	rc=$?
 	t_end=$(rq_now)

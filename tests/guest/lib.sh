@@ -375,6 +375,30 @@ rq_scsi_debug_load() {
 		{ rq_log "scsi_debug made no disk"; return 1; }
 }
 
+# rq_scsi_debug_paths PARAM...: scsi_debug's hosts on one store (PARAMs
+# with add_host=2 vpd_use_hostno=0) as two paths to one LUN: RQ_P1 RQ_P2.
+rq_scsi_debug_paths() {
+	rq_scsi_debug_load "$@" || { rq_fail "scsi_debug did not load ($*)"; return 1; }
+	# The second host's disk may be probed a little later.
+	# shellcheck disable=SC2016 # evaluated by rq_wait
+	rq_wait 10 "the second scsi_debug disk" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge 2 ]'
+	# shellcheck disable=SC2046
+	rq_two_paths scsi_debug $(rq_scsi_debug_disks)
+}
+
+# rq_two_paths KIND DEV...: DEVs must be exactly two paths of one size;
+# sets RQ_P1 RQ_P2 RQ_SECTORS.
+rq_two_paths() {
+	kind=$1
+	shift
+	if [ $# != 2 ] || [ "$(blockdev --getsz "$1")" != "$(blockdev --getsz "$2")" ]; then
+		rq_fail "expected 2 $kind paths of one size, found $#: $* ($(for d; do blockdev --getsz "$d"; done | tr '\n' ' ')sectors)"
+		return 1
+	fi
+	# shellcheck disable=SC2034 # the families'
+	RQ_P1=$1 RQ_P2=$2 RQ_SECTORS=$(blockdev --getsz "$1")
+}
+
 # /dev names of the disks scsi_debug made, one per line.
 rq_scsi_debug_disks() {
 	found=1

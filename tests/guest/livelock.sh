@@ -99,15 +99,11 @@ ll_error() { # REASON
 
 # --- setup ------------------------------------------------------------------
 
-# ll_paths [SCSI_DEBUG_PARAMS...]: scsi_debug with LL_SD_PARAMS plus the
-# arguments; sets LL_P1 LL_P2.
+# ll_paths: scsi_debug with LL_SD_PARAMS; sets LL_P1 LL_P2.
 ll_paths() {
 	# shellcheck disable=SC2086
-	rq_scsi_debug_load $LL_SD_PARAMS "$@" || return 1
-	# shellcheck disable=SC2046
-	set -- $(rq_scsi_debug_disks)
-	[ $# = 2 ] || { ll_log "expected 2 scsi_debug disks, found $#: $*"; return 1; }
-	LL_P1=$1 LL_P2=$2
+	rq_scsi_debug_paths $LL_SD_PARAMS || return 1
+	LL_P1=$RQ_P1 LL_P2=$RQ_P2
 }
 
 # ll_op_counts NAME OP: LL_MAPPED and LL_BUSY of OP's op group(s) (reads and

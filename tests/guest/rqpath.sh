@@ -72,7 +72,8 @@ rqp_running() { [ -n "$1" ] && rq_alive "$1"; }
 # Load dm-rqpath and scsi_debug (RQP_SD_PARAMS plus the arguments); sets
 # RQP_P1 RQP_P2 (/dev nodes), RQP_M1 RQP_M2 (major:minor), RQP_SECTORS.
 rqp_setup() {
-	sd_params="$RQP_SD_PARAMS $*"
+	# shellcheck disable=SC2086
+	set -- $RQP_SD_PARAMS "$@"
 	if ! rq_modprobe dm-rqpath; then
 		rq_fail "modprobe dm-rqpath failed"
 		return 1
@@ -82,29 +83,12 @@ rqp_setup() {
 		return 1
 	fi
 	rq_detail rqpath_target "$(dmsetup targets | grep '^rqpath ' | tr -s ' ')"
-	# shellcheck disable=SC2086
-	if ! rq_scsi_debug_load $sd_params; then
-		rq_fail "scsi_debug did not load ($sd_params)"
-		return 1
-	fi
-	# The second host's disk may be probed a little later.
-	# shellcheck disable=SC2016 # evaluated by rq_wait
-	rq_wait 10 "the second path" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge 2 ]'
-	# shellcheck disable=SC2046
-	set -- $(rq_scsi_debug_disks)
-	if [ $# != 2 ]; then
-		rq_fail "expected 2 scsi_debug paths, found $#: $*"
-		return 1
-	fi
-	rq_wait 5 "the path nodes" eval "[ -b $1 ] && [ -b $2 ]"
-	RQP_P1=$1 RQP_P2=$2
-	RQP_M1=$(rq_devno "$1") RQP_M2=$(rq_devno "$2")
-	RQP_SECTORS=$(blockdev --getsz "$1")
-	if [ "$(blockdev --getsz "$2")" != "$RQP_SECTORS" ]; then
-		rq_fail "the two paths differ in size"
-		return 1
-	fi
-	rq_detail paths "$RQP_P1 ($RQP_M1) $RQP_P2 ($RQP_M2), $RQP_SECTORS sectors, scsi_debug $sd_params"
+	rq_scsi_debug_paths "$@" || return 1
+	# shellcheck disable=SC2153 # set by rq_scsi_debug_paths
+	RQP_P1=$RQ_P1 RQP_P2=$RQ_P2 RQP_SECTORS=$RQ_SECTORS
+	rq_wait 5 "the path nodes" eval "[ -b $RQP_P1 ] && [ -b $RQP_P2 ]"
+	RQP_M1=$(rq_devno "$RQP_P1") RQP_M2=$(rq_devno "$RQP_P2")
+	rq_detail paths "$RQP_P1 ($RQP_M1) $RQP_P2 ($RQP_M2), $RQP_SECTORS sectors, scsi_debug $*"
 	rq_log "paths $RQP_P1 ($RQP_M1) $RQP_P2 ($RQP_M2), $RQP_SECTORS sectors"
 }
 
@@ -145,10 +129,7 @@ rqp_st_check() {
 # stays in /tmp/rqp-status.json.
 rqp_status_json() {
 	rqp_st "$1" || return 1
-	if ! rqpathctl status "$1" --json > /tmp/rqp-status.json 2> /tmp/rqp-status.err; then
-		rq_fail "rqpathctl status $1 --json failed: $(tail -n 2 /tmp/rqp-status.err | tr '\n' ' ')"
-		return 1
-	fi
+	rqp_run "rqpathctl status --json" rqpathctl status "$1" --json=/tmp/rqp-status.json || return 1
 	# The raw line read by hand, field by field (dm-target/README.md):
 	# paths, the device counters, the op groups, the trailing group.
 	echo "$ST_line" | awk '{
@@ -175,10 +156,8 @@ rqp_status_json() {
 		rq_fail "rqpathctl status $1 --json is not the documented object: $(head -c 300 /tmp/rqp-status.json)"
 		return 1
 	fi
-	if ! cmp -s /tmp/rqp-status.fromraw /tmp/rqp-status.fromjson; then
-		rq_fail "rqpathctl status --json disagrees with dmsetup status: raw '$ST_line', json '$(cat /tmp/rqp-status.fromjson)'"
-		return 1
-	fi
+	cmp -s /tmp/rqp-status.fromraw /tmp/rqp-status.fromjson ||
+		{ rq_fail "rqpathctl status --json disagrees with dmsetup status: raw '$ST_line', json '$(cat /tmp/rqp-status.fromjson)'"; return 1; }
 }
 
 # --- data -----------------------------------------------------------------

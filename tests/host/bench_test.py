@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""Host tests of tests/bench's judgements: what it says of a trigger
+minimum over several boots.  Nothing is booted; the runs are made up.
+
+  python3 tests/host/bench_test.py [-v]
+"""
+
+import contextlib
+import importlib.machinery
+import importlib.util
+import io
+import os
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def load_bench():
+    path = os.path.join(TOP, "tests", "bench")
+    loader = importlib.machinery.SourceFileLoader("rqpath_bench", path)
+    spec = importlib.util.spec_from_loader("rqpath_bench", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+bench = load_bench()
+
+
+def result(stage, verdict, verified, busy=400):
+    return {"tree": "6.1", "scenario": "corruption-targeted", "stage": stage, "verdict": verdict,
+            "details": {"trigger": {"family": "corruption",
+                                    "counts": {"busy_requeues": busy, "blocks_verified": verified},
+                                    "minimum": {"busy_requeues": 20, "blocks_verified": 30000}}}}
+
+
+class FakeRunner:
+    def __init__(self, results):
+        self.results = results
+
+    def run(self, name, args, env=None):
+        return {"results": self.results}, 1.0
+
+
+class Args:
+    boots = 5
+    scenario = None
+    stage = None
+
+
+def holds(results):
+    with contextlib.redirect_stdout(io.StringIO()):
+        figures = bench.bench_evidence(Args(), FakeRunner(results))
+    return {(c["stage"], k): v["holds"] for c in figures["cells"] for k, v in c["counts"].items()}
+
+
+class Evidence(unittest.TestCase):
+    def test_corrupted_runs_are_not_held_to_the_minima(self):
+        # rqcheck stops at the first bad block: a corrupted run verifies
+        # few blocks, and its verdict does not stand on that count.
+        h = holds([result("6ce3dd6eec", "corrupted", 2048) for _ in range(5)])
+        self.assertEqual(h[("6ce3dd6eec", "blocks_verified")], "not needed: corrupted")
+        self.assertEqual(h[("6ce3dd6eec", "busy_requeues")], "not needed: corrupted")
+
+    def test_a_clean_run_below_the_minimum_fails(self):
+        h = holds([result("c616cbee97ae", "clean", 32768)] * 4 + [result("c616cbee97ae", "clean", 2048)])
+        self.assertEqual(h[("c616cbee97ae", "blocks_verified")], "FAILS")
+
+    def test_only_the_runs_that_need_it_are_judged(self):
+        h = holds([result("6ce3dd6eec", "violated", 32768)] * 3 + [result("6ce3dd6eec", "corrupted", 2048)] * 2)
+        self.assertEqual(h[("6ce3dd6eec", "blocks_verified")], "fixed")
+
+    def test_the_workloads_own_size_is_fixed_not_tight(self):
+        h = holds([result("base", "clean", 32768) for _ in range(5)])
+        self.assertEqual(h[("base", "blocks_verified")], "fixed")
+        self.assertEqual(h[("base", "busy_requeues")], "ok")
+
+    def test_a_varying_count_near_the_minimum_is_tight(self):
+        h = holds([result("base", "clean", 32768, busy=b) for b in (21, 25, 30, 22, 24)])
+        self.assertEqual(h[("base", "busy_requeues")], "tight")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -33,7 +33,10 @@
  * exported): requests handed back by their driver (block_rq_requeue), and
  * bios submitted that end exactly where such a request starts while it has
  * not completed yet (block_bio_queue against block_rq_complete): the bios a
- * kernel with 6ce3dd6eec's bug could front-merge into it.
+ * kernel with 6ce3dd6eec's bug could front-merge into it.  Both are counted
+ * again for the requests handed back with RQF_DONTPREP set: only those can
+ * lose data, and a driver that refuses a request before preparing it (SCSI
+ * does, for a blocked host or target) gives chances that are harmless.
  *
  * The report is in debugfs, rqpath-oracle/report (and report.json, the same
  * as one JSON object); writing anything to
@@ -103,6 +106,7 @@ struct oracle_waiting {
 	struct request *rq;
 	struct gendisk *disk;
 	sector_t sector;
+	bool prepared;
 };
 
 struct oracle_disk {
@@ -110,6 +114,8 @@ struct oracle_disk {
 	struct gendisk *disk;
 	u64 requeues;
 	u64 merge_candidates;
+	u64 prepared_requeues;
+	u64 prepared_candidates;
 };
 
 /* Protected by oracle_lock, like the records. */
@@ -261,6 +267,7 @@ static struct oracle_disk *oracle_disk_of(struct gendisk *disk)
 static void oracle_requeue(void *unused, struct request *rq)
 {
 	struct gendisk *disk = rq->q->disk;
+	bool prepared = rq->rq_flags & RQF_DONTPREP;
 	struct oracle_disk *d;
 	unsigned long flags;
 	unsigned int i, slot;
@@ -269,8 +276,10 @@ static void oracle_requeue(void *unused, struct request *rq)
 		return;
 	spin_lock_irqsave(&oracle_lock, flags);
 	d = oracle_disk_of(disk);
-	if (d)
+	if (d) {
 		d->requeues++;
+		d->prepared_requeues += prepared;
+	}
 	slot = oracle_next_waiting;
 	for (i = 0; i < ORACLE_MAX_WAITING; i++) {
 		if (oracle_waiting[i].rq == rq) {
@@ -283,6 +292,7 @@ static void oracle_requeue(void *unused, struct request *rq)
 	oracle_waiting[slot].rq = rq;
 	oracle_waiting[slot].disk = disk;
 	oracle_waiting[slot].sector = blk_rq_pos(rq);
+	oracle_waiting[slot].prepared = prepared;
 	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
@@ -313,8 +323,10 @@ static void oracle_bio_queue(void *unused, struct bio *bio)
 
 		if (w->rq && w->disk == disk && w->sector == end) {
 			d = oracle_disk_of(disk);
-			if (d)
+			if (d) {
 				d->merge_candidates++;
+				d->prepared_candidates += w->prepared;
+			}
 			break;
 		}
 	}
@@ -378,9 +390,11 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
-		seq_printf(m, "disk %s requeues %llu merge_candidates %llu\n",
+		seq_printf(m, "disk %s requeues %llu merge_candidates %llu prepared_requeues %llu prepared_candidates %llu\n",
 			   oracle_disks[i].name, oracle_disks[i].requeues,
-			   oracle_disks[i].merge_candidates);
+			   oracle_disks[i].merge_candidates,
+			   oracle_disks[i].prepared_requeues,
+			   oracle_disks[i].prepared_candidates);
 	n = oracle_nr_records;
 	for (i = 0; i < n; i++) {
 		struct oracle_record *r = &oracle_records[i];
@@ -415,10 +429,12 @@ static int oracle_json_show(struct seq_file *m, void *unused)
 		   atomic64_read(&oracle_unattributed), missed);
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
-		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu}",
+		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu, \"prepared_requeues\": %llu, \"prepared_candidates\": %llu}",
 			   i ? ", " : "", oracle_disks[i].name,
 			   oracle_disks[i].requeues,
-			   oracle_disks[i].merge_candidates);
+			   oracle_disks[i].merge_candidates,
+			   oracle_disks[i].prepared_requeues,
+			   oracle_disks[i].prepared_candidates);
 	seq_puts(m, "], \"first\": [");
 	for (i = 0; i < oracle_nr_records; i++) {
 		struct oracle_record *r = &oracle_records[i];

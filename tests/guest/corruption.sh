@@ -14,6 +14,10 @@
 #                     completed yet: the chance the bug needs, whatever the
 #                     stage then does with it
 #   merges            front and back merges the oracle saw
+#   prepared_requeues, prepared_candidates
+#                     the same two counts for requests handed back after
+#                     the driver prepared them (RQF_DONTPREP): the only ones
+#                     a merge can corrupt.  Recorded, no minimum.
 #   blocks_verified   blocks written and read back by the workload
 
 # scsi_debug, one host, one LUN, one hardware queue:
@@ -29,8 +33,11 @@ RQ_BUSY_DISK_PARAMS="dev_size_mb=64 statistics=1 opts=0x8000 every_nth=50 ndelay
 # The workload: windows of 16 blocks from the top of the region down; in
 # each window the 8 even blocks are submitted in one io_uring_enter() (a
 # plug), then the 8 odd ones, each of which lies right in front of an even
-# block submitted just before.
-RQ_TARGETED_ARGS="--bs 4k --size 8m --order interleave --stride 2 --window 16 --batch 8 --qd 32 --prefill --passes 16 --time 90 --cpu 1"
+# block submitted just before.  Every second window ascends: a kernel that
+# issues a plug in submission order (6.12) front-merges only there, one
+# that issues it newest first (6.1) in both (tests/README.md, "The order of
+# a plug decides front or back").
+RQ_TARGETED_ARGS="--bs 4k --size 8m --order interleave-alternate --stride 2 --window 16 --batch 8 --qd 32 --prefill --passes 16 --time 90 --cpu 1"
 
 # Traced only to explain bad blocks (rq_trace_evidence).
 RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete block_bio_frontmerge"
@@ -66,8 +73,9 @@ rq_busy_disk() {
 rq_corruption_trigger() {
 	disk=${1##*/} verified=$2 minima=$3
 	rq_oracle_read
-	requeues=$(awk -v d="$disk" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
-	candidates=$(awk -v d="$disk" '$1 == "disk" && $2 == d { print $6 }' /tmp/rq-oracle.txt)
+	read -r requeues candidates prepared_requeues prepared_candidates <<EOF
+$(awk -v d="$disk" '$1 == "disk" && $2 == d { print $4, $6, $8, $10 }' /tmp/rq-oracle.txt)
+EOF
 	merges=$(awk '$1 == "front_merges" || $1 == "back_merges" { n += $2 } END { print n + 0 }' /tmp/rq-oracle.txt)
 	for kv in $minima; do
 		name=${kv%%=*} min=${kv#*=}
@@ -79,6 +87,8 @@ rq_corruption_trigger() {
 		rq_trigger corruption "$name" "$n" "$min"
 	done
 	rq_trigger corruption merges "$merges" 0
+	rq_trigger corruption prepared_requeues "$prepared_requeues" 0
+	rq_trigger corruption prepared_candidates "$prepared_candidates" 0
 }
 
 # rq_targeted_workload DEV [MINIMA]: run rqcheck under block tracing; record the

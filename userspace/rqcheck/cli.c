@@ -221,11 +221,11 @@ static enum cli_result check_config(struct rq_config *cfg, bool size_set,
 			cfg->batch, cfg->qd);
 		return CLI_ERROR;
 	}
-	if (stride_set && cfg->order != ORDER_INTERLEAVE) {
+	if (stride_set && !order_is_interleave(cfg->order)) {
 		set_err(err, errlen, "--stride only applies to --order interleave");
 		return CLI_ERROR;
 	}
-	if (window_set && cfg->order != ORDER_INTERLEAVE) {
+	if (window_set && !order_is_interleave(cfg->order)) {
 		set_err(err, errlen, "--window only applies to --order interleave");
 		return CLI_ERROR;
 	}
@@ -313,7 +313,7 @@ enum cli_result cli_parse(int argc, char **argv, struct rq_config *cfg,
 		case OPT_ORDER:
 			if (order_parse(optarg, &cfg->order)) {
 				set_err(err, errlen,
-					"--order: '%s' is not desc, asc, random or interleave",
+					"--order: '%s' is not desc, asc, random, interleave or interleave-alternate",
 					optarg);
 				return CLI_ERROR;
 			}
@@ -469,6 +469,11 @@ void cli_usage(FILE *f, const char *prog)
 "                                   then all odd blocks, so each odd block i is\n"
 "                                   submitted after block i+1 and lies right in\n"
 "                                   front of it: a front-merge candidate\n"
+"                       interleave-alternate\n"
+"                                   interleave with --window, every second\n"
+"                                   window ascending (whether a kernel issues\n"
+"                                   a plug newest first or in order, some\n"
+"                                   windows give it front-merge candidates)\n"
 "  --stride N         number of interleave classes (default 2)\n"
 "  --window N         interleave window by window, N blocks each, from the\n"
 "                     top down (default: one window, the whole region)\n"

@@ -12,6 +12,7 @@ static const char *const order_names[] = {
 	[ORDER_ASC]		= "asc",
 	[ORDER_RANDOM]		= "random",
 	[ORDER_INTERLEAVE]	= "interleave",
+	[ORDER_INTERLEAVE_ALTERNATE] = "interleave-alternate",
 };
 
 const char *order_name(enum order_kind o)
@@ -34,6 +35,11 @@ int order_parse(const char *s, enum order_kind *o)
 	return -1;
 }
 
+int order_is_interleave(enum order_kind o)
+{
+	return o == ORDER_INTERLEAVE || o == ORDER_INTERLEAVE_ALTERNATE;
+}
+
 /* unbiased random number in [0, bound) */
 static uint64_t rand_below(uint64_t *st, uint64_t bound)
 {
@@ -48,14 +54,18 @@ static uint64_t rand_below(uint64_t *st, uint64_t bound)
 
 /* Interleave passes over blocks base .. base + n - 1, written from out[0]. */
 static void interleave_fill(uint64_t base, uint64_t n, unsigned int stride,
-			    uint64_t *out)
+			    int up, uint64_t *out)
 {
-	uint64_t k = 0, c;
+	uint64_t k = 0, c, b;
 
 	for (c = 0; c < stride && c < n; c++) {
+		if (up) {
+			for (b = c; b < n; b += stride)
+				out[k++] = base + b;
+			continue;
+		}
 		/* highest block of class c, then downwards */
-		uint64_t b = c + (n - 1 - c) / stride * stride;
-
+		b = c + (n - 1 - c) / stride * stride;
 		for (;;) {
 			out[k++] = base + b;
 			if (b < c + stride)
@@ -88,6 +98,7 @@ void order_fill(enum order_kind o, uint64_t n, unsigned int stride,
 		}
 		break;
 	case ORDER_INTERLEAVE:
+	case ORDER_INTERLEAVE_ALTERNATE:
 		if (!stride)
 			stride = 1;
 		if (!window || window > n)
@@ -95,8 +106,10 @@ void order_fill(enum order_kind o, uint64_t n, unsigned int stride,
 		/* windows from the top; the lowest one may be short */
 		for (k = 0; k < n; k += window) {
 			uint64_t len = n - k < window ? n - k : window;
+			int up = o == ORDER_INTERLEAVE_ALTERNATE &&
+				 (k / window) % 2 == 1;
 
-			interleave_fill(n - k - len, len, stride, out + k);
+			interleave_fill(n - k - len, len, stride, up, out + k);
 		}
 		break;
 	case ORDER_DESC:

@@ -12,10 +12,13 @@ enum order_kind {
 	ORDER_ASC,
 	ORDER_RANDOM,
 	ORDER_INTERLEAVE,
+	ORDER_INTERLEAVE_ALTERNATE,
 };
 
 const char *order_name(enum order_kind o);
 int order_parse(const char *s, enum order_kind *o);
+/* interleave or interleave-alternate: the orders --stride and --window shape */
+int order_is_interleave(enum order_kind o);
 
 /*
  * Fill out[0..n-1] with a permutation of 0..n-1.
@@ -37,6 +40,18 @@ int order_parse(const char *s, enum order_kind *o);
  * own interleave passes before the next one starts.  The front-merge
  * candidate i then follows block i + 1 within a few submissions, while a
  * request for i + 1 that failed to issue may still be waiting.
+ *
+ *   interleave-alternate
+ *               interleave window by window, the first (top) window
+ *               descending as above, the next ascending (pass c visits
+ *               its blocks i with i % stride == c from the lowest up), and
+ *               so on.  Whether a bio lands in front of a request that
+ *               waits in the software queue, or behind another one that
+ *               waits there too and is checked first, depends on the order
+ *               the kernel issues a plug in: 6.1 issues it newest first,
+ *               6.12 in submission order (e70c301faece).  Alternating gives both kinds of
+ *               kernel front-merge candidates.  With one window it is
+ *               interleave.
  */
 void order_fill(enum order_kind o, uint64_t n, unsigned int stride,
 		uint64_t window, uint64_t seed, uint64_t *out);

@@ -306,7 +306,7 @@ void report_print_header(FILE *f, const struct report *r)
 		(unsigned long long)t->nblocks, (unsigned long long)c->bs);
 	fprintf(f, "rqcheck: engine %s, qd %u, batch %u, order %s",
 		engine_name(c->engine), c->qd, c->batch, order_name(c->order));
-	if (c->order == ORDER_INTERLEAVE)
+	if (order_is_interleave(c->order))
 		fprintf(f, " (stride %u, window %llu)", c->stride,
 			(unsigned long long)c->window);
 	fprintf(f, ", seed %llu (0x%llx)", (unsigned long long)r->seed,

@@ -141,6 +141,59 @@ static void test_interleave_odd_after_even_front(void **state)
 	free(pos);
 }
 
+/* Windows of 4 from the top, the second (and fourth) ascending. */
+static void test_interleave_alternate(void **state)
+{
+	const uint64_t w4n10[] = { 8, 6, 9, 7, 4, 2, 5, 3, 0, 1 };
+	const uint64_t a4n10[] = { 8, 6, 9, 7, 2, 4, 3, 5, 0, 1 };
+	const uint64_t a4n16[] = { 14, 12, 15, 13, 8, 10, 9, 11,
+				   6, 4, 7, 5, 0, 2, 1, 3 };
+	uint64_t out[16], plain[16];
+
+	(void)state;
+	order_fill(ORDER_INTERLEAVE, 10, 2, 4, 0, out);
+	assert_memory_equal(out, w4n10, sizeof(w4n10));
+	order_fill(ORDER_INTERLEAVE_ALTERNATE, 10, 2, 4, 0, out);
+	assert_memory_equal(out, a4n10, sizeof(a4n10));
+	order_fill(ORDER_INTERLEAVE_ALTERNATE, 16, 2, 4, 0, out);
+	assert_memory_equal(out, a4n16, sizeof(a4n16));
+	assert_permutation(out, 16);
+	/* one window: plain interleave */
+	order_fill(ORDER_INTERLEAVE_ALTERNATE, 10, 2, 0, 0, out);
+	order_fill(ORDER_INTERLEAVE, 10, 2, 0, 0, plain);
+	assert_memory_equal(out, plain, 10 * sizeof(out[0]));
+}
+
+/*
+ * In an ascending window every even block still comes before every odd
+ * one, and each odd block i comes after block i + 1, the block it lies in
+ * front of, while block i - 1 was submitted before i + 1.
+ */
+static void test_interleave_alternate_front(void **state)
+{
+	const uint64_t n = 64, window = 16;
+	uint64_t out[64], pos[64];
+	uint64_t i;
+
+	(void)state;
+	order_fill(ORDER_INTERLEAVE_ALTERNATE, n, 2, window, 0, out);
+	assert_permutation(out, n);
+	for (i = 0; i < n; i++)
+		pos[out[i]] = i;
+	for (i = 1; i + 1 < n; i += 2) {
+		if ((i + 1) % window == 0)
+			continue;	/* i + 1 is in the next window up */
+		assert_true(pos[i + 1] < pos[i]);
+		/* ascending windows: i - 1 before i + 1 */
+		if ((n - 1 - i) / window % 2 == 1 && i % window)
+			assert_true(pos[i - 1] < pos[i + 1]);
+	}
+	/* window 32..47 (the second from the top) ascends */
+	assert_true(pos[32] < pos[34] && pos[33] < pos[35]);
+	/* window 48..63 (the top one) descends */
+	assert_true(pos[62] < pos[60] && pos[63] < pos[61]);
+}
+
 static void test_random(void **state)
 {
 	const uint64_t n = 200;
@@ -172,6 +225,8 @@ static void test_parse_names(void **state)
 	assert_int_equal(o, ORDER_RANDOM);
 	assert_int_equal(order_parse("interleave", &o), 0);
 	assert_int_equal(o, ORDER_INTERLEAVE);
+	assert_int_equal(order_parse("interleave-alternate", &o), 0);
+	assert_int_equal(o, ORDER_INTERLEAVE_ALTERNATE);
 	assert_int_equal(order_parse("Desc", &o), -1);
 	assert_int_equal(order_parse("", &o), -1);
 	assert_string_equal(order_name(ORDER_INTERLEAVE), "interleave");
@@ -186,6 +241,8 @@ int main(void)
 		cmocka_unit_test(test_interleave_exact),
 		cmocka_unit_test(test_interleave_window),
 		cmocka_unit_test(test_interleave_odd_after_even_front),
+		cmocka_unit_test(test_interleave_alternate),
+		cmocka_unit_test(test_interleave_alternate_front),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_parse_names),
 	};

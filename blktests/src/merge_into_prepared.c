@@ -17,10 +17,10 @@
  * The I/O pattern: the region is covered in windows of 16 blocks, from the
  * top down.  In each window the 8 even blocks are submitted with one
  * io_submit() (more than 2 iocbs per call plugs them, so they reach the
- * driver together, newest first, and one that fails leaves the older ones in
- * the software queue in front of it), then the 8 odd blocks with another:
- * each odd block ends exactly where an even block's request starts, a
- * front-merge candidate.  The process is pinned to one CPU so that every bio
+ * driver together, and one that fails goes back to the software queue with
+ * the rest of the plug), then the 8 odd blocks with another: each odd block
+ * ends exactly where an even block's request starts, a front-merge
+ * candidate.  Every second window ascends (see nth_block()).  The process is pinned to one CPU so that every bio
  * is tried against the same software queue.  Queue depth 32.
  *
  * Every 512-byte sector written carries its own sector number, the pass that
@@ -374,17 +374,26 @@ static void reap(unsigned int want, bool reading, uint64_t pass)
 
 /*
  * The order of one pass: windows of WINDOW blocks from the top down; in
- * each, the even blocks from the highest down, then the odd ones.
+ * each, the even blocks, then the odd ones, from the highest down in the
+ * top window and every second one below it, from the lowest up in the
+ * others.  Which direction front-merges depends on the order the kernel
+ * issues a plug in: newest first (before e70c301faece, "block: don't
+ * reorder requests in blk_add_rq_to_plug") both do; in submission order,
+ * a descending window makes the odd bio back-merge into the even request
+ * below it, which waits in the software queue too, and only an ascending
+ * one front-merges.
  */
 static uint64_t nth_block(uint64_t nr_blocks, uint64_t i)
 {
 	uint64_t window = nr_blocks / WINDOW - 1 - i / WINDOW;
 	uint64_t k = i % WINDOW;
 	uint64_t half = WINDOW / 2;
+	uint64_t step = k < half ? k : k - half;
+	uint64_t odd = k >= half;
 
-	if (k < half)
-		return window * WINDOW + (half - 1 - k) * 2;
-	return window * WINDOW + (half - 1 - (k - half)) * 2 + 1;
+	if ((i / WINDOW) % 2 == 0)
+		step = half - 1 - step;
+	return window * WINDOW + step * 2 + odd;
 }
 
 /* Write (or read back and verify) every block once, BATCH per syscall. */

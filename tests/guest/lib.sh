@@ -496,6 +496,17 @@ rq_multipath_stop() {
 
 # --- udev -------------------------------------------------------------------------
 
+# The guest's user-space processes on one line (pid:name), for a failure
+# message that must say who else was running.
+rq_processes() {
+	for _d in /proc/[0-9]*; do
+		# A kernel thread has no executable.
+		[ -e "$_d/exe" ] || continue
+		read -r _c < "$_d/comm" 2>/dev/null || continue
+		printf '%s:%s ' "${_d#/proc/}" "$_c"
+	done
+}
+
 # Wait for udev's queue when it runs; otherwise for devtmpfs, which needs
 # nothing.
 rq_udev_settle() {
@@ -515,12 +526,21 @@ rq_udev_start() {
 	rq_udev_settle
 }
 
+# udevd and its workers, which systemd 252 renames "(udev-worker)".
+rq_udev_running() { pidof systemd-udevd '(udev-worker)' > /dev/null; }
+
+# Stop udevd and wait for it and its workers to be gone: a worker left
+# probing would read the next scenario's fresh devices behind its back.
+# Called by rq_cleanup; what survives is a cleanup problem.
 rq_udev_stop() {
-	[ -e /run/udev/control ] || return 0
+	[ -e /run/udev/control ] || rq_udev_running || return 0
 	udevadm settle --timeout=10 > /dev/null 2>&1
 	udevadm control --exit > /dev/null 2>&1
 	pkill -KILL -x systemd-udevd 2>/dev/null
+	pkill -KILL -x '.udev-worker.' 2>/dev/null
 	rm -rf /run/udev
+	rq_wait 5 "udevd exit" eval '! rq_udev_running' ||
+		echo "udevd still running after its stop: $(rq_processes)" >> /tmp/rq-cleanup.txt
 }
 
 # --- tracing ----------------------------------------------------------------------

@@ -77,6 +77,11 @@ check_dmsetup_create() {
 		rqp_st_check "fresh device: status not idle with 2 active paths in table order" \
 			'[ "$RQ_NR_PATHS $RQ_PATH1_DEV $RQ_PATH1_STATE $RQ_PATH2_DEV $RQ_PATH2_STATE" = "2 $RQP_M1 A $RQP_M2 A" ] &&
 			 [ "$RQ_QUEUE_IF_NO_PATH $RQ_IN_FLIGHT" = "0 0" ]'
+		# Nobody has opened it but us: any I/O is a stranger's (once,
+		# on 6.12, 9 reads like a blkid probe), and would be counted
+		# as the scenario's.
+		[ "$RQ_MAPPED" = 0 ] ||
+			rq_fail "fresh device: I/O before the scenario did any (processes: $(rq_processes); status: $ST_line)"
 		# The op groups, in order, with the 1.1 trailing group: the raw
 		# line read by hand agrees with rqpathctl's JSON (rqp_status_json).
 		if rqp_status_json rqp-a; then

@@ -536,11 +536,14 @@ rq_udev_stop() {
 	[ -e /run/udev/control ] || rq_udev_running || return 0
 	udevadm settle --timeout=10 > /dev/null 2>&1
 	udevadm control --exit > /dev/null 2>&1
-	pkill -KILL -x systemd-udevd 2>/dev/null
-	pkill -KILL -x '.udev-worker.' 2>/dev/null
+	# The processes pidof sees are the ones we wait for: kill exactly those.
+	# shellcheck disable=SC2046 # one pid per word
+	kill -KILL $(pidof systemd-udevd '(udev-worker)') 2>/dev/null
 	rm -rf /run/udev
-	rq_wait 5 "udevd exit" eval '! rq_udev_running' ||
-		echo "udevd still running after its stop: $(rq_processes)" >> /tmp/rq-cleanup.txt
+	rq_wait 10 "udevd exit" eval '! rq_udev_running' && return 0
+	for _p in $(pidof systemd-udevd '(udev-worker)'); do
+		echo "udevd still running after its stop: pid $_p $(grep '^State' "/proc/$_p/status" 2>/dev/null) wchan $(cat "/proc/$_p/wchan" 2>/dev/null)" >> /tmp/rq-cleanup.txt
+	done
 }
 
 # --- tracing ----------------------------------------------------------------------

@@ -4,9 +4,11 @@
 #                 of every tree, boot each, run every scenario, print the
 #                 matrix and write out/matrix.json and out/report.html
 #   make check    the tests: host tests, userspace unit tests, then the
-#                 matrix (6.1 in full, the other trees' declared subset),
-#                 which must come out as every scenario
-#                 expects; BLKTESTS=DIR also runs the blktests export
+#                 matrix (on 6.1 the stage-defining scenarios on every
+#                 stage and the rest on two, the other trees' declared
+#                 subset: tests/check says which), which must come out
+#                 as every scenario expects; BLKTESTS=DIR also runs the
+#                 blktests export
 #                 (.ci/run passes the pinned copy when it is there)
 #   make debug    every scenario on the debug kernels (KASAN, lockdep,
 #                 kmemleak) of every stage

@@ -65,12 +65,16 @@ class PlannedBoot:
         return (self.kernel.label, self.tag)
 
 
-def plan_boots(kernels, scenarios, nboots, estimates):
+def plan_boots(kernels, scenarios, nboots, estimates, stages_of=None):
     """[PlannedBoot]: every (kernel, repetition) with its scenarios packed
     into boots of at most BOOT_SECONDS estimated seconds, first fit in
-    decreasing order of estimate (deterministic: ties by name)."""
+    decreasing order of estimate (deterministic: ties by name).
+    STAGES_OF: scenario name -> the stages it runs on (absent: all)."""
     boots = []
+    everywhere = scenarios
     for k in kernels:
+        scenarios = [s for s in everywhere
+                     if (stages_of or {}).get(s.name) is None or k.stage in stages_of[s.name]]
         for rep in range(nboots):
             suffix = f"-b{rep + 1}" if nboots > 1 else ""
             own = [s for s in scenarios if s.boot == "own"]

@@ -83,10 +83,63 @@ class UsageTest(unittest.TestCase):
         self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
         self.assertIn("usage: tests/setup", p.stderr)
 
+    def test_scenario_at_unknown_stage(self):
+        self.usage("--scenario", "smoke@nosuch", "--list", says="unknown stage nosuch in --scenario")
+
+    def test_scenario_at_nothing(self):
+        self.usage("--scenario", "smoke@", "--list", says="want PATTERN or PATTERN@STAGE")
+
+    def test_scenario_at_stage_with_custom_kernel(self):
+        self.usage("--kernel-tree", "/tmp", "--scenario", "smoke@stock", says="picks our stages")
+
     def test_list_every_tree(self):
         rc, out, _ = run("--list", "--scenario", "smoke")
         self.assertEqual(rc, 0)
         self.assertIn("smoke", out)
+
+
+def listed_stages(*patterns):
+    """{scenario: {stage: expectation}} as tests/run --list prints them."""
+    args = ["--list", "--tree", "6.1"]
+    for p in patterns:
+        args += ["--scenario", p]
+    rc, out, err = run(*args)
+    if rc:
+        raise AssertionError(f"tests/run {' '.join(args)}: exit {rc}: {err}")
+    listed = {}
+    for line in out.splitlines():
+        if line and not line[0].isspace():
+            name, _, _, *cells = line.split()
+            listed[name] = dict(c.split("=", 1) for c in cells)
+    return listed
+
+
+def check_selection():
+    """tests/check's FIRST_TREE patterns, as bash expands them."""
+    p = subprocess.run(["bash", "-c", 'eval "$(grep -E "^(EVERY_STAGE|TWO_STAGES|FIRST_TREE)=" "$1")"; '
+                        'printf "%s\\n" "${FIRST_TREE[@]}"', "-", os.path.join(TOP, "tests/check")],
+                       stdout=subprocess.PIPE, text=True, check=True)
+    return p.stdout.split()
+
+
+class CheckSelectionTest(unittest.TestCase):
+    """make check runs fewer cells than make matrix: never so few that a
+    stage's defining verdict goes unchecked."""
+
+    def test_at_stage_restricts_the_listing(self):
+        listed = listed_stages("failover-rqpath-virtio@stock,ffe81d45322c", "smoke")
+        self.assertEqual(sorted(listed["failover-rqpath-virtio"]), ["ffe81d45322c", "stock"])
+        self.assertEqual(len(listed["smoke"]), 5)
+
+    def test_every_scenario_that_tells_stages_apart_runs_on_every_stage(self):
+        everything = listed_stages()
+        chosen = listed_stages(*check_selection())
+        self.assertEqual(sorted(chosen), sorted(everything), "make check leaves a scenario out")
+        for name, cells in everything.items():
+            if set(cells.values()) != {"clean"}:
+                self.assertEqual(chosen[name], cells, f"{name} tells stages apart, "
+                                 f"make check runs it only on {sorted(chosen[name])}")
+            self.assertGreaterEqual(len(chosen[name]), 2, name)
 
 
 class KernelTreeTest(unittest.TestCase):

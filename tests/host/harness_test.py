@@ -223,6 +223,24 @@ class PlanTest(unittest.TestCase):
             self.assertEqual(sorted(b.tag for p in parts for b in p), tags)
             self.assertEqual(parts, [plan.shard(boots, k, n) for k in range(1, n + 1)])
 
+    def test_a_scenario_restricted_to_stages_runs_only_there(self):
+        from harness import plan
+
+        class K:
+            def __init__(self, st):
+                self.tree, self.stage, self.variant, self.label = "6.1", st, "normal", f"6.1/{st}"
+
+        class S:
+            def __init__(self, n):
+                self.name, self.timeout, self.boot, self.hardware = n, 60, "shared", []
+
+        ks = [K(s) for s in ("stock", "base", "x")]
+        boots = plan.plan_boots(ks, [S("a"), S("b")], 1, plan.Estimates(), {"b": {"base"}})
+        ran = sorted((b.kernel.stage, s.name) for b in boots for s in b.scenarios)
+        self.assertEqual(ran, [("base", "a"), ("base", "b"), ("stock", "a"), ("x", "a")])
+        boots = plan.plan_boots(ks, [S("b")], 1, plan.Estimates(), {"b": {"base"}})
+        self.assertEqual([b.kernel.stage for b in boots], ["base"])
+
 
 if __name__ == "__main__":
     unittest.main()

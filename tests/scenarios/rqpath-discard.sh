@@ -61,6 +61,7 @@ run_op() {
 		1)	stuck=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
 				"/tmp/rqp-watch-$tag.json" 2>/dev/null)
 			rq_log "$tag: livelock: $stuck"
+			record_mapped
 			rq_detail "livelock_$tag" "$stuck; status $ST_line"
 			LIVELOCKS="$LIVELOCKS $tag ($stuck)"
 			rqp_st_check "$tag: livelock, but the $op group is not the one busy with no completion" \
@@ -88,6 +89,7 @@ run_op() {
 		return 1
 	fi
 	rqp_st rqp-d || return 1
+	record_mapped
 	rq_detail "status_$tag" "$ST_line"
 	eval "m=\$RQ_${OP}_MAPPED b=\$RQ_${OP}_BUSY c=\$RQ_${OP}_COMPLETED e=\$RQ_${OP}_ERRORS"
 	# shellcheck disable=SC2154 # set by the eval
@@ -96,6 +98,12 @@ run_op() {
 	rqp_st_check "$tag: in_flight not 0 or errors after it completed" \
 		'[ "$RQ_IN_FLIGHT" = 0 ] && [ "$RQ_ERRORS" = 0 ]'
 	return 0
+}
+
+# The operation reached the target: both verdicts stand on it (the
+# trigger evidence of tests/README.md).
+record_mapped() {
+	eval "rq_trigger rqpath ${tag}_mapped \"\$RQ_${OP}_MAPPED\" 1"
 }
 
 check_ops() {

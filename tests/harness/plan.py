@@ -65,20 +65,25 @@ class PlannedBoot:
         return (self.kernel.label, self.tag)
 
 
+def runs_on(stages_of, scenario, stage):
+    """Whether SCENARIO (a name) runs on STAGE, given tests/run's
+    --scenario PATTERN@STAGES restrictions (STAGES_OF: name -> stages;
+    a name absent from it runs everywhere)."""
+    return scenario not in stages_of or stage in stages_of[scenario]
+
+
 def plan_boots(kernels, scenarios, nboots, estimates, stages_of=None):
     """[PlannedBoot]: every (kernel, repetition) with its scenarios packed
     into boots of at most BOOT_SECONDS estimated seconds, first fit in
     decreasing order of estimate (deterministic: ties by name).
     STAGES_OF: scenario name -> the stages it runs on (absent: all)."""
     boots = []
-    everywhere = scenarios
     for k in kernels:
-        scenarios = [s for s in everywhere
-                     if (stages_of or {}).get(s.name) is None or k.stage in stages_of[s.name]]
+        mine = [s for s in scenarios if runs_on(stages_of or {}, s.name, k.stage)]
         for rep in range(nboots):
             suffix = f"-b{rep + 1}" if nboots > 1 else ""
-            own = [s for s in scenarios if s.boot == "own"]
-            shared = sorted((s for s in scenarios if s.boot != "own"),
+            own = [s for s in mine if s.boot == "own"]
+            shared = sorted((s for s in mine if s.boot != "own"),
                             key=lambda s: (-estimates.seconds(s, k), s.name))
             bins = []
             for s in shared:

@@ -100,14 +100,16 @@ tree_key() {
 # Unpack the tarball once; print the pristine tree's path.
 pristine_tree() {
 	local key dir
-	key=$(tree_key)
+	# Called as $(pristine_tree), where set -e does not reach: a failure
+	# must end it here, or the caller gets a cascade of errors after it.
+	key=$(tree_key) || exit 1
 	dir="$RQPATH_CACHE/src/$key"
 	if [ ! -e "$dir/.unpacked" ]; then
 		msg "unpacking $RQPATH_TARBALL into $dir"
 		rm -rf "$dir"
 		mkdir -p "$dir"
-		tar -C "$dir" -xf "$RQPATH_TARBALL"
-		mv "$dir"/linux-source-* "$dir/linux"
+		tar -C "$dir" -xf "$RQPATH_TARBALL" || die "cannot unpack $RQPATH_TARBALL"
+		mv "$dir"/linux-source-* "$dir/linux" || die "$RQPATH_TARBALL holds no linux-source-* directory"
 		touch "$dir/.unpacked"
 	fi
 	echo "$dir/linux"

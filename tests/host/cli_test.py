@@ -83,6 +83,21 @@ class UsageTest(unittest.TestCase):
         self.assertEqual((p.returncode, p.stdout), (2, ""), p.stderr)
         self.assertIn("usage: tests/setup", p.stderr)
 
+    def test_build_kernel_without_the_source_package(self):
+        # A machine without linux-source-X: one line that says what to
+        # install, not a cascade of tar, mv and awk errors after it.
+        with tempfile.TemporaryDirectory() as top:
+            for d in ("qemu", "patches"):
+                subprocess.run(["cp", "-r", os.path.join(TOP, d), top], check=True)
+            with open(os.path.join(top, "patches/trees"), "w") as f:
+                f.write("6.1 /no/such/linux-source-6.1.tar.xz patches\n")
+            p = subprocess.run([os.path.join(top, "qemu/build-kernel"), "stock"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, RQPATH_CACHE=os.path.join(top, "cache")))
+        self.assertEqual((p.returncode, p.stdout), (1, ""), p.stderr)
+        self.assertEqual(p.stderr.splitlines(), [
+            "error: /no/such/linux-source-6.1.tar.xz not found: install Debian's linux-source-6.1 (tests/setup does)"])
+
     def test_scenario_at_unknown_stage(self):
         self.usage("--scenario", "smoke@nosuch", "--list", says="unknown stage nosuch in --scenario")
 

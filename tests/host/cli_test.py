@@ -98,6 +98,29 @@ class UsageTest(unittest.TestCase):
         self.assertEqual(p.stderr.splitlines(), [
             "error: /no/such/linux-source-6.1.tar.xz not found: install Debian's linux-source-6.1 (tests/setup does)"])
 
+    def test_bad_arguments_to_the_other_scripts(self):
+        # One usage line, exit 2, and no work: build-initramfs and
+        # bisect-demo used to ignore what they did not know and start
+        # building; check-config and build-modules added bash's own errors.
+        for args, says in [
+                (["qemu/build-initramfs", "--bogus"], "usage: qemu/build-initramfs"),
+                (["tests/bisect-demo", "--bogus"], "usage: tests/bisect-demo"),
+                (["tests/bisect-demo", "corruption", "nosuch"], "usage: tests/bisect-demo"),
+                (["qemu/fetch-debian-kernel", "--bogus"], "usage: qemu/fetch-debian-kernel"),
+                (["qemu/check-config", "/no/such/fragment", "/no/such/config"],
+                 "error: /no/such/fragment: no such file"),
+                (["qemu/build-modules", "/no/such/kdir", "/tmp/x"], "error: no kernel build directory /no/such/kdir")]:
+            with self.subTest(args=args):
+                p = subprocess.run([os.path.join(TOP, args[0]), *args[1:]], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, timeout=30,
+                                   env=dict(os.environ, RQPATH_CACHE=os.path.join(OUT, "no-cache")))
+                self.assertEqual(p.stdout, "")
+                self.assertEqual(p.stderr.splitlines(), [p.stderr.splitlines()[0]] if p.stderr else ["(nothing)"],
+                                 f"{args}: more than one line: {p.stderr!r}")
+                self.assertTrue(p.stderr.startswith(says), f"{args}: {p.stderr!r}")
+                self.assertEqual(p.returncode, 2 if says.startswith("usage") else 1, p.stderr)
+                self.assertFalse(os.path.exists(os.path.join(OUT, "no-cache")), f"{args} wrote into the cache")
+
     def test_scenario_at_unknown_stage(self):
         self.usage("--scenario", "smoke@nosuch", "--list", says="unknown stage nosuch in --scenario")
 

@@ -108,11 +108,19 @@ def write_json(path, meta, results, timing, boots):
 
 def merge(paths):
     """Several runs' (shards') JSON as one: meta of the first, every result
-    and boot, timings added up."""
+    and boot, timings added up.  ValueError names a file that is missing or
+    is not a run's JSON."""
     meta, results, boots, timing = None, [], [], {}
     for p in paths:
-        with open(p) as f:
-            d = json.load(f)
+        try:
+            with open(p) as f:
+                d = json.load(f)
+        except FileNotFoundError:
+            raise ValueError(f"--merge {p}: no such file")
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"--merge {p}: not the JSON of a tests/run ({e})")
+        if not isinstance(d, dict) or not isinstance(d.get("results"), list):
+            raise ValueError(f"--merge {p}: not the JSON of a tests/run (no results list)")
         if meta is None:
             meta = {k: v for k, v in d.items() if k not in ("results", "boots", "timing")}
         results += d.get("results", [])

@@ -121,6 +121,17 @@ class UsageTest(unittest.TestCase):
                 self.assertEqual(p.returncode, 2 if says.startswith("usage") else 1, p.stderr)
                 self.assertFalse(os.path.exists(os.path.join(OUT, "no-cache")), f"{args} wrote into the cache")
 
+    def test_json_into_a_missing_directory(self):
+        # Checked before any build or boot: it used to fail at the end.
+        self.usage("--json", "/no/such/dir/x.json", "--scenario", "smoke", "--stage", "stock",
+                   says="--json /no/such/dir/x.json: no such directory /no/such/dir")
+        self.usage("--merge", os.path.join(TOP, "tests/host/report_fixture.json"), "--json",
+                   "/no/such/dir/x.json", says="--json /no/such/dir/x.json: no such directory")
+
+    def test_merge_of_what_is_not_a_run(self):
+        self.usage("--merge", "/no/such.json", says="--merge /no/such.json: no such file")
+        self.usage("--merge", RUN, says=f"--merge {RUN}: not the JSON of a tests/run")
+
     def test_scenario_at_unknown_stage(self):
         self.usage("--scenario", "smoke@nosuch", "--list", says="unknown stage nosuch in --scenario")
 

@@ -27,7 +27,7 @@ OUT = tempfile.mkdtemp(prefix="rqpath-cli-test-")
 def run(*args, env=None):
     """tests/run with its own out/: never the one a real run may be using."""
     p = subprocess.run([RUN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                       env=dict(os.environ, RQPATH_OUT=OUT, **(env or {})))
+                       env={**os.environ, "RQPATH_OUT": OUT, **(env or {})})
     return p.returncode, p.stdout, p.stderr
 
 
@@ -127,6 +127,14 @@ class UsageTest(unittest.TestCase):
                    says="--json /no/such/dir/x.json: no such directory /no/such/dir")
         self.usage("--merge", os.path.join(TOP, "tests/host/report_fixture.json"), "--json",
                    "/no/such/dir/x.json", says="--json /no/such/dir/x.json: no such directory")
+
+    def test_output_directory_that_cannot_be_made(self):
+        rc, out, err = run("--tree", "6.1", "--stage", "stock", "--scenario", "smoke",
+                           env={"RQPATH_OUT": "/proc/no-such-dir"})
+        self.assertEqual(rc, 2, err)
+        self.assertIn("RQPATH_OUT=/proc/no-such-dir: cannot make the directory", err)
+        self.assertNotIn("Traceback", err)
+        self.assertNotIn("stage stock", err, "it built or looked up kernels first")
 
     def test_merge_of_what_is_not_a_run(self):
         self.usage("--merge", "/no/such.json", says="--merge /no/such.json: no such file")

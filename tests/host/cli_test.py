@@ -109,7 +109,8 @@ class UsageTest(unittest.TestCase):
                 (["qemu/fetch-debian-kernel", "--bogus"], "usage: qemu/fetch-debian-kernel"),
                 (["qemu/check-config", "/no/such/fragment", "/no/such/config"],
                  "error: /no/such/fragment: no such file"),
-                (["qemu/build-modules", "/no/such/kdir", "/tmp/x"], "error: no kernel build directory /no/such/kdir")]:
+                (["qemu/build-modules", "/no/such/kdir", "/tmp/x"], "error: no kernel build directory /no/such/kdir"),
+                (["blktests/rqpath-run", "--bogus"], "usage: rqpath-run [TEST...], from a blktests checkout")]:
             with self.subTest(args=args):
                 p = subprocess.run([os.path.join(TOP, args[0]), *args[1:]], stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True, timeout=30,
@@ -120,6 +121,7 @@ class UsageTest(unittest.TestCase):
                 self.assertTrue(p.stderr.startswith(says), f"{args}: {p.stderr!r}")
                 self.assertEqual(p.returncode, 2 if says.startswith("usage") else 1, p.stderr)
                 self.assertFalse(os.path.exists(os.path.join(OUT, "no-cache")), f"{args} wrote into the cache")
+                self.assertFalse(os.path.exists(os.path.join(TOP, "blktests/results")), f"{args} wrote into the repository")
 
     def test_json_into_a_missing_directory(self):
         # Checked before any build or boot: it used to fail at the end.

@@ -136,6 +136,12 @@ class UsageTest(unittest.TestCase):
         self.assertIn("RQPATH_OUT=/proc/no-such-dir: cannot make the directory", err)
         self.assertNotIn("Traceback", err)
         self.assertNotIn("stage stock", err, "it built or looked up kernels first")
+        # --merge writes there too when it has no --json.
+        rc, out, err = run("--merge", os.path.join(TOP, "tests/host/report_fixture.json"),
+                           env={"RQPATH_OUT": "/proc/no-such-dir"})
+        self.assertEqual(rc, 2, err)
+        self.assertIn("RQPATH_OUT=/proc/no-such-dir: cannot make the directory", err)
+        self.assertNotIn("Traceback", err)
 
     def test_merge_of_what_is_not_a_run(self):
         self.usage("--merge", "/no/such.json", says="--merge /no/such.json: no such file")

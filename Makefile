@@ -5,8 +5,9 @@
 #                 matrix and write out/matrix.json and out/report.html
 #   make check    the tests: host tests, userspace unit tests, then the
 #                 matrix (on 6.1 the stage-defining scenarios on every
-#                 stage and the rest on two, the other trees' declared
-#                 subset: tests/check says which), which must come out
+#                 stage and the rest on stock, most also on ffe81d45322c,
+#                 the other trees' declared subset: tests/check-selection
+#                 says which), which must come out
 #                 as every scenario expects; BLKTESTS=DIR also runs the
 #                 blktests export
 #                 (.ci/run passes the pinned copy when it is there)

@@ -36,8 +36,8 @@ class BlktestsScenario:
         self.boot = "shared"
         self.hardware = []
 
-    def expected(self, stage):
-        return self.per_stage.get(stage, self.default)
+    def expected(self, stage, tree=None):
+        return self.per_stage.get(f"{tree}:{stage}", self.per_stage.get(stage, self.default))
 
 
 def scenarios():

@@ -6,6 +6,7 @@ its body (scenario_run) is what the guest runs:
     # rqpath scenario: NAME
     # summary: one line for humans
     # expect: clean; 6ce3dd6eec=corrupted       default verdict; per-stage overrides
+                                                (6.12:6ce3dd6eec=... for one tree's stage)
     # boot: shared | own                          own: gets a boot of its own
     # timeout: 120                                guest seconds under TCG
     # qemu: ahci-disk virtio-paths                extra emulated hardware (optional)
@@ -13,7 +14,9 @@ its body (scenario_run) is what the guest runs:
 An expected verdict may list alternatives: "corrupted|violated" (the bug was
 detected, either way) is an assertion; any other pair, "corrupted|clean",
 is a result that is measured rather than asserted (the rate is what
-counts), and such a cell is shown as measured.
+counts), and such a cell is shown as measured.  An override for one
+tree's stage ("6.12:6ce3dd6eec=...") wins over the stage's override for
+every tree.
 """
 
 import os
@@ -91,8 +94,8 @@ class Scenario:
                                     f"({', '.join(EXPECTABLE)})")
         return vs
 
-    def expected(self, stage):
-        return self.per_stage.get(stage, self.default)
+    def expected(self, stage, tree=None):
+        return self.per_stage.get(f"{tree}:{stage}", self.per_stage.get(stage, self.default))
 
 
 def load(directory):

@@ -37,7 +37,7 @@ RQ_BUSY_DISK_PARAMS="dev_size_mb=64 statistics=1 opts=0x8000 every_nth=50 ndelay
 # issues a plug in submission order (6.12) front-merges only there, one
 # that issues it newest first (6.1) in both (tests/README.md, "The order of
 # a plug decides front or back").
-RQ_TARGETED_ARGS="--bs 4k --size 8m --order interleave-alternate --stride 2 --window 16 --batch 8 --qd 32 --prefill --passes 16 --time 90 --cpu 1"
+RQ_TARGETED_ARGS="--bs 4k --size 8m --order interleave-alternate --stride 2 --window 16 --batch 8 --qd 32 --prefill --passes 16 --time $(rq_workload_seconds 90) --cpu 1"
 
 # Traced only to explain bad blocks (rq_trace_evidence).
 RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete block_bio_frontmerge"

@@ -43,6 +43,13 @@ rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 # rq_ge A B: A >= B, decimals allowed.
 rq_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
+# rq_workload_seconds N: the time bound of a workload whose work is checked
+# against minimum counts, stretched by the kernel's slowdown (a debug
+# kernel runs its scenarios several times slower: tests/run's
+# DEBUG_SLOWDOWN, passed as rqpath.slowdown).  A limit that is itself the
+# check (a suspend within 2 s) is not stretched.
+rq_workload_seconds() { echo $(($1 * ${RQ_SLOWDOWN:-1})); }
+
 rq_cmdline_arg() {
 	# shellcheck disable=SC2013 # the command line is words
 	for a in $(cat /proc/cmdline); do
@@ -692,7 +699,9 @@ rq_boot_main() {
 		[ -d "/sys/module/$m" ] || modprobe -q "$m" 2>/dev/null
 	done
 	RQ_STAGE=$(rq_cmdline_arg rqpath.stage || echo unknown)
-	export RQ_STAGE
+	RQ_SLOWDOWN=$(rq_cmdline_arg rqpath.slowdown) || RQ_SLOWDOWN=1
+	case $RQ_SLOWDOWN in ''|*[!0-9]*) RQ_SLOWDOWN=1 ;; esac
+	export RQ_STAGE RQ_SLOWDOWN
 	RQ_SEQ=0 RQ_STOP=""
 	rq_report BOOTED "stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) t=$(rq_now)"
 	rq_log "booted stage $RQ_STAGE, $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus, $(rq_now)s"

@@ -180,6 +180,9 @@ class Boot:
             "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic", "no_timer_check",
             "hung_task_panic=0", "printk.devkmsg=on", "trace_clock=global",
             f"rqpath.stage={self.kernel.stage}",
+            # the guest stretches its time-bounded workloads by as much
+            # as this kernel's deadlines are (tests/guest/lib.sh)
+            f"rqpath.slowdown={self.slowdown:g}",
             "rqpath.scenarios=" + ",".join(s.name for s in self.scenarios),
         ] + (["rqpath.shell=1"] if self.shell else []) + self.extra_append)
 

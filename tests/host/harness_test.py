@@ -193,6 +193,16 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rs["a"]["verdict"], "error")
         self.assertIn("did not boot", rs["a"]["details"]["reason"])
 
+    def test_the_guest_is_told_the_slowdown(self):
+        """A debug kernel's time-bounded workloads run as much longer as its
+        deadlines are stretched: the guest reads rqpath.slowdown."""
+        k = FakeKernel()
+        scenarios = [self.guest.Scenario("a", 30, [])]
+        normal = self.guest.Boot(k, scenarios, "tcg", self.logdir, "n").append_line().split()
+        debug = self.guest.Boot(k, scenarios, "tcg", self.logdir, "d", slowdown=8.0).append_line().split()
+        self.assertIn("rqpath.slowdown=1", normal)
+        self.assertIn("rqpath.slowdown=8", debug)
+
     def test_replay_script(self):
         _, b = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b")
                           + [{"to": "results", "line": "RQPATH-DONE"}]})

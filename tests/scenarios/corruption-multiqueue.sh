@@ -26,7 +26,7 @@
 
 MQ_SERIAL=RQPATHMQ01
 # The targeted workload (corruption.sh) with the batch size of each run.
-MQ_ARGS="--bs 4k --size 8m --order interleave-alternate --stride 2 --window 16 --qd 32 --prefill --passes 4 --time 60 --cpu 1"
+MQ_ARGS="--bs 4k --size 8m --order interleave-alternate --stride 2 --window 16 --qd 32 --prefill --passes 4 --time $(rq_workload_seconds 60) --cpu 1"
 MQ_MIN_SD="busy_requeues=20 blocks_verified=8000"
 
 # mq_run TAG DEV BATCH: one rqcheck run; appends "TAG verdict violations

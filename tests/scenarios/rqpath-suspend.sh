@@ -64,7 +64,7 @@ timed_suspend() {
 suspend_under_load() {
 	rq_phase workload
 	io=
-	rqp_bg io /tmp/rqp-sl.txt rqcheck --bs 4k --size 8m --qd 16 --time 20 --seed 5005 --json /tmp/rqp-sl.json $DEV
+	rqp_bg io /tmp/rqp-sl.txt rqcheck --bs 4k --size 8m --qd 16 --time "$(rq_workload_seconds 20)" --seed 5005 --json /tmp/rqp-sl.json $DEV
 	i=0
 	while [ $i -lt $CYCLES ] && rqp_running "$io"; do
 		i=$((i + 1))
@@ -76,7 +76,7 @@ suspend_under_load() {
 		rqp_run "load $i: resume into the new table" dmsetup resume rqp-s || break
 	done
 	[ $i = $CYCLES ] || rq_fail "only $i of $CYCLES suspend cycles ran under the load"
-	rq_wait_pid "$io" 60
+	rq_wait_pid "$io" "$(rq_workload_seconds 60)"
 	rqp_rqcheck_done sl "the load across the suspends" $?
 }
 

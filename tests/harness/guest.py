@@ -38,6 +38,29 @@ CHECK_DEADLINE = 90
 # Seconds to wait for RQPATH-DONE and the reset after the last scenario.
 END_GRACE = 20
 
+# The process groups of the QEMUs running now.  Boots run in worker
+# threads, whose cleanup never runs when the harness itself is stopped:
+# stop_on_signals() kills these instead, or they would go on for hours.
+RUNNING = set()
+
+
+def kill_running_guests():
+    for pgid in list(RUNNING):
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def stop_on_signals():
+    """SIGTERM, SIGINT and SIGHUP end the harness and every guest it runs
+    (exit status 128 + the signal)."""
+    def stop(signum, _frame):
+        kill_running_guests()
+        os._exit(128 + signum)
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, stop)
+
 
 class Hardware:
     """Emulated devices the scenarios of a boot ask for, made fresh for
@@ -242,12 +265,14 @@ class Boot:
             with open(os.path.join(self.dir, "qemu.log"), "w") as qlog:
                 proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT,
                                         start_new_session=True)
+            RUNNING.add(proc.pid)
             try:
                 self._follow(proc, start)
             finally:
                 if proc.poll() is None:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+                RUNNING.discard(proc.pid)
             self.exit_code = proc.returncode
         self.seconds = time.monotonic() - start
         return self.classify()

@@ -9,9 +9,11 @@ run could slip through; no kernel runs.
 import json
 import os
 import stat
+import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -202,6 +204,45 @@ class HarnessTest(unittest.TestCase):
         debug = self.guest.Boot(k, scenarios, "tcg", self.logdir, "d", slowdown=8.0).append_line().split()
         self.assertIn("rqpath.slowdown=1", normal)
         self.assertIn("rqpath.slowdown=8", debug)
+
+    def test_a_stopped_harness_leaves_no_guest(self):
+        """QEMU runs in a session of its own, so neither Ctrl-C nor a CI
+        job's SIGTERM reaches it, and the boot's cleanup runs in a worker
+        thread that a stopped harness never finishes."""
+        plan = os.path.join(self.dir, "plan.json")
+        with open(plan, "w") as f:
+            json.dump({"lines": self.booted(), "hang": True}, f)
+        script = textwrap.dedent(f"""\
+            import os, sys, threading, time
+            sys.path.insert(0, {os.path.join(TOP, "tests")!r})
+            import harness.guest as guest
+            guest.QEMU = {os.environ["RQPATH_QEMU"]!r}
+            os.environ["FAKE_PLAN"] = {plan!r}
+            guest.stop_on_signals()
+            b = guest.Boot(type("K", (), dict(tree="6.1", stage="stock", variant="normal",
+                                              release="x", bzimage="/dev/null", initramfs="/dev/null",
+                                              label="6.1/stock")),
+                           [guest.Scenario("a", 30, [])], "tcg", {self.logdir!r}, "stop")
+            threading.Thread(target=b.run, daemon=True).start()
+            while not guest.RUNNING:
+                time.sleep(0.1)
+            print(next(iter(guest.RUNNING)), flush=True)
+            time.sleep(60)
+            """)
+        p = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+        qemu = int(p.stdout.readline())
+        os.kill(p.pid, 15)
+        rc = p.wait(timeout=20)
+        for _ in range(50):
+            try:
+                os.kill(qemu, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            os.killpg(qemu, 9)
+            self.fail(f"QEMU {qemu} still runs after the harness was stopped")
+        self.assertEqual(rc, 128 + 15)
 
     def test_replay_script(self):
         _, b = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b")

@@ -5,8 +5,7 @@ its body (scenario_run) is what the guest runs:
 
     # rqpath scenario: NAME
     # summary: one line for humans
-    # expect: clean; 6ce3dd6eec=corrupted       default verdict; per-stage overrides
-                                                (6.12:6ce3dd6eec=... for one tree's stage)
+    # expect: clean; 6ce3dd6eec=corrupted       default verdict; per-stage (or TREE:STAGE) overrides
     # boot: shared | own                          own: gets a boot of its own
     # timeout: 120                                guest seconds under TCG
     # qemu: ahci-disk virtio-paths                extra emulated hardware (optional)

@@ -10,6 +10,7 @@ qemu/build-blktests-image and goes on top of each kernel's image.
 import os
 
 from .kernels import TOP, run_tool
+from .scenarios import expected_verdicts
 
 # What each exported test expects, per stage, as a scenario header would say.
 TESTS = {
@@ -37,7 +38,7 @@ class BlktestsScenario:
         self.hardware = []
 
     def expected(self, stage, tree=None):
-        return self.per_stage.get(f"{tree}:{stage}", self.per_stage.get(stage, self.default))
+        return expected_verdicts(self.per_stage, self.default, stage, tree)
 
 
 def scenarios():

@@ -14,6 +14,7 @@ inside qemu-system-x86_64.
 
 import hashlib
 import json
+import math
 import os
 import shlex
 import shutil
@@ -204,8 +205,9 @@ class Boot:
             "hung_task_panic=0", "printk.devkmsg=on", "trace_clock=global",
             f"rqpath.stage={self.kernel.stage}",
             # the guest stretches its time-bounded workloads by as much
-            # as this kernel's deadlines are (tests/guest/lib.sh)
-            f"rqpath.slowdown={self.slowdown:g}",
+            # as this kernel's deadlines are (tests/guest/lib.sh reads a
+            # whole number)
+            f"rqpath.slowdown={math.ceil(self.slowdown)}",
             "rqpath.scenarios=" + ",".join(s.name for s in self.scenarios),
         ] + (["rqpath.shell=1"] if self.shell else []) + self.extra_append)
 

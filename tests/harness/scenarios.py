@@ -44,6 +44,13 @@ class ScenarioError(Exception):
     pass
 
 
+def expected_verdicts(per_stage, default, stage, tree=None):
+    """The verdicts expected on STAGE of TREE: its "TREE:STAGE" override,
+    else its "STAGE" one, else DEFAULT (a scenario file's or a blktests
+    export's)."""
+    return per_stage.get(f"{tree}:{stage}", per_stage.get(stage, default))
+
+
 class Scenario:
     def __init__(self, path):
         self.path = path
@@ -94,7 +101,7 @@ class Scenario:
         return vs
 
     def expected(self, stage, tree=None):
-        return self.per_stage.get(f"{tree}:{stage}", self.per_stage.get(stage, self.default))
+        return expected_verdicts(self.per_stage, self.default, stage, tree)
 
 
 def load(directory):

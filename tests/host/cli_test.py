@@ -185,7 +185,7 @@ def check_selection():
                        stdout=subprocess.PIPE, text=True, check=True)
     patterns = p.stdout.split()
     if not patterns:
-        raise AssertionError("tests/check: no FIRST_TREE patterns read")
+        raise AssertionError("tests/check-selection: no FIRST_TREE patterns read")
     return patterns
 
 

@@ -215,14 +215,13 @@ class HarnessTest(unittest.TestCase):
         script = textwrap.dedent(f"""\
             import os, sys, threading, time
             sys.path.insert(0, {os.path.join(TOP, "tests")!r})
+            sys.path.insert(0, {os.path.join(TOP, "tests/host")!r})
             import harness.guest as guest
+            from harness_test import FakeKernel
             guest.QEMU = {os.environ["RQPATH_QEMU"]!r}
             os.environ["FAKE_PLAN"] = {plan!r}
             guest.stop_on_signals()
-            b = guest.Boot(type("K", (), dict(tree="6.1", stage="stock", variant="normal",
-                                              release="x", bzimage="/dev/null", initramfs="/dev/null",
-                                              label="6.1/stock")),
-                           [guest.Scenario("a", 30, [])], "tcg", {self.logdir!r}, "stop")
+            b = guest.Boot(FakeKernel(), [guest.Scenario("a", 30, [])], "tcg", {self.logdir!r}, "stop")
             threading.Thread(target=b.run, daemon=True).start()
             while not guest.RUNNING:
                 time.sleep(0.1)

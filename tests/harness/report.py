@@ -134,11 +134,20 @@ def merge(paths):
 
 class Progress:
     """One plain line per finished scenario (CI logs), and on a terminal a
-    status line below them with the running count and the time left."""
+    status line below them with the running count and the time left.
 
-    def __init__(self, total, est_seconds, jobs):
-        self.total = total
-        self.est_left = est_seconds
+    CELLS: {(tree, stage, scenario): estimated seconds} of what is to run,
+    RUNS the number of runs planned in all (several per cell with --boots).
+    The time left is the estimated seconds still to run at the rate the
+    finished ones took: scenarios differ twentyfold in length, so a count
+    of results alone extrapolates from whichever finished first."""
+
+    def __init__(self, cells, runs, jobs):
+        self.total = runs
+        self.cells = cells
+        self.mean = sum(cells.values()) / len(cells) if cells else 0.0
+        self.est_total = self.mean * runs
+        self.est_done = 0.0
         self.jobs = jobs
         self.done = 0
         self.failed = 0
@@ -149,10 +158,10 @@ class Progress:
 
     def eta(self):
         elapsed = time.monotonic() - self.t0
-        if self.done == 0:
-            left = self.est_left / self.jobs
+        if self.est_done <= 0:
+            left = self.est_total / self.jobs
         else:
-            left = elapsed / self.done * (self.total - self.done)
+            left = elapsed * max(self.est_total - self.est_done, 0.0) / self.est_done
         return f"{int(left // 60)}m{int(left % 60):02d}s"
 
     def result(self, r, expected):
@@ -164,6 +173,7 @@ class Progress:
             if not revised:
                 self.done += 1
                 self.failed += 0 if ok else 1
+                self.est_done += self.cells.get((r["tree"], r["stage"], r["scenario"]), self.mean)
             secs = r.get("seconds")
             line = (f"[{self.done:3}/{self.total}] {r['tree']:5} {r['stage']:14}"
                     f"{'+debug' if r.get('variant') == 'debug' else ''} {r['scenario']:38} "

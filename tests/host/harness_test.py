@@ -292,5 +292,28 @@ class PlanTest(unittest.TestCase):
         self.assertEqual([b.kernel.stage for b in boots], ["base"])
 
 
+class ProgressTest(unittest.TestCase):
+    def test_time_left_weighs_what_finished_by_its_estimate(self):
+        """A short scenario finished first says little of a long one: the
+        time left is the estimated seconds left at the rate so far."""
+        from harness import report
+
+        cells = {("6.1", "stock", "smoke"): 10.0, ("6.1", "stock", "failover"): 90.0}
+        p = report.Progress(cells, 2, 1)
+        self.assertEqual(p.eta(), "1m40s")
+        p.t0 = time.monotonic() - 10
+        r = {"tree": "6.1", "stage": "stock", "scenario": "smoke", "boot": "b1",
+             "verdict": "clean", "seconds": 10.0}
+        with open(os.devnull, "w") as null:
+            stdout, sys.stdout = sys.stdout, null
+            try:
+                p.result(r, ["clean"])
+                p.result(r, ["clean"])  # a revised result is not a second one
+            finally:
+                sys.stdout = stdout
+        self.assertEqual(p.done, 1)
+        self.assertIn(p.eta(), ("1m30s", "1m29s", "1m31s"))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -35,6 +35,7 @@ class BlktestsScenario:
         self.per_stage = spec["per_stage"]
         self.timeout = spec["timeout"]
         self.boot = "shared"
+        self.variant = "any"
         self.hardware = []
 
     def expected(self, stage, tree=None):

@@ -9,6 +9,7 @@ its body (scenario_run) is what the guest runs:
     # boot: shared | own                          own: gets a boot of its own
     # timeout: 120                                guest seconds under TCG
     # qemu: ahci-disk virtio-paths                extra emulated hardware (optional)
+    # variant: debug                              only on the debug kernels (optional)
 
 An expected verdict may list alternatives: "corrupted|violated" (the bug was
 detected, either way) is an assertion; any other pair, "corrupted|clean",
@@ -77,6 +78,11 @@ class Scenario:
         except ValueError:
             raise ScenarioError(f"{path}: timeout is not a number")
         self.hardware = fields.get("qemu", "").split()
+        # A scenario about the debug kernels' detectors has nothing to
+        # check on a kernel without them: it exists only in --debug runs.
+        self.variant = fields.get("variant", "any")
+        if self.variant not in ("any", "debug"):
+            raise ScenarioError(f"{path}: variant must be debug (or absent), not '{self.variant}'")
         self.default, self.per_stage = self._parse_expect(fields.get("expect", ""))
 
     def _parse_expect(self, text):

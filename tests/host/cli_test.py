@@ -198,6 +198,17 @@ class CheckSelectionTest(unittest.TestCase):
         self.assertEqual(sorted(listed["failover-rqpath-virtio"]), ["ffe81d45322c", "stock"])
         self.assertEqual(len(listed["smoke"]), 5)
 
+    def test_a_debug_scenario_exists_only_in_debug_runs(self):
+        """debug-canary checks the debug kernels' detectors: a normal
+        kernel has none, so neither make check nor make matrix lists it."""
+        self.assertNotIn("debug-canary", listed_stages())
+        rc, out, err = run("--list", "--tree", "6.1", "--debug", "--scenario", "debug-*")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("debug-canary", out)
+        rc, _, err = run("--list", "--tree", "6.1", "--scenario", "debug-canary")
+        self.assertEqual(rc, 2)
+        self.assertIn("no scenario matches", err)
+
     def test_every_change_of_verdict_along_the_series_is_checked(self):
         """A scenario that tells stages apart runs on both sides of every
         stage where its verdict changes (the listing is in series order),

@@ -87,13 +87,14 @@ class HarnessTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def boot(self, plan, names=("a", "b"), timeout=30, tag="t", accel="tcg"):
+    def boot(self, plan, names=("a", "b"), timeout=30, tag="t", accel="tcg", on_result=None):
         path = os.path.join(self.dir, "plan.json")
         with open(path, "w") as f:
             json.dump(plan, f)
         os.environ["FAKE_PLAN"] = path
         scenarios = [self.guest.Scenario(n, timeout, []) for n in names]
-        b = self.guest.Boot(FakeKernel(), scenarios, accel, self.logdir, tag, boot_deadline=10)
+        b = self.guest.Boot(FakeKernel(), scenarios, accel, self.logdir, tag, boot_deadline=10,
+                            on_result=on_result)
         results = b.run()
         return {r["scenario"]: r for r in results}, b
 
@@ -130,6 +131,31 @@ class HarnessTest(unittest.TestCase):
         rs, _ = self.boot({"lines": lines})
         self.assertEqual(rs["a"]["verdict"], "crashed")
         self.assertEqual(rs["a"]["details"]["scenario_verdict"], "clean")
+
+    def test_a_crash_revises_a_reported_result(self):
+        """A KASAN report on the console between a's start and its
+        post-cleanup check, both of which came: crashed, and the harness
+        hears of the change (tests/run judges pass or fail there)."""
+        heard = []
+        lines = self.booted() + ok_scenario("a")[:3] + [
+            {"to": "console", "line": "BUG: KASAN: slab-out-of-bounds in foo+0x1/0x2"}] + \
+            ok_scenario("a")[3:] + [{"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines}, names=("a",), on_result=lambda r: heard.append(r["verdict"]))
+        self.assertEqual(rs["a"]["verdict"], "crashed")
+        self.assertEqual(heard[-1], "crashed")
+
+    def test_a_report_the_scenario_allowed_is_not_a_crash(self):
+        """debug-canary makes a KASAN report on purpose and allows it."""
+        kasan = "[   15.8] BUG: KASAN: slab-out-of-bounds in canary_kasan+0x85/0xa0 [rqpath_canary]"
+        allowed = result_line("a", kernel_reports_allowed=[kasan + " (allowed: on purpose)"])
+        lines = self.booted() + ok_scenario("a")[:2] + [{"to": "results", "line": allowed},
+                                                         {"to": "console", "line": kasan}] + \
+            ok_scenario("a")[3:] + [{"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines}, names=("a",))
+        self.assertEqual(rs["a"]["verdict"], "clean")
+        lines[-4]["line"] = kasan.replace("canary_kasan", "other_function")
+        rs, _ = self.boot({"lines": lines}, names=("a",))
+        self.assertEqual(rs["a"]["verdict"], "crashed")
 
     def test_crash_in_a_later_scenario(self):
         """a passed its post-cleanup check before b crashed: a stands."""
@@ -313,6 +339,22 @@ class ProgressTest(unittest.TestCase):
                 sys.stdout = stdout
         self.assertEqual(p.done, 1)
         self.assertIn(p.eta(), ("1m30s", "1m29s", "1m31s"))
+
+
+class ScenarioHeaderTest(unittest.TestCase):
+    def scenario(self, variant):
+        from harness import scenarios
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "x.sh")
+            with open(path, "w") as f:
+                f.write(f"# rqpath scenario: x\n# expect: clean\n# variant: {variant}\n")
+            return scenarios.Scenario(path)
+
+    def test_variant(self):
+        from harness import scenarios
+        self.assertEqual(self.scenario("debug").variant, "debug")
+        with self.assertRaisesRegex(scenarios.ScenarioError, "variant must be debug"):
+            self.scenario("normal")
 
 
 if __name__ == "__main__":

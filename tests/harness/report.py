@@ -142,6 +142,8 @@ class Progress:
     finished ones took: scenarios differ twentyfold in length, so a count
     of results alone extrapolates from whichever finished first."""
 
+    PRIOR = 300.0
+
     def __init__(self, cells, runs, jobs):
         self.total = runs
         self.cells = cells
@@ -157,11 +159,15 @@ class Progress:
         self.seen = set()
 
     def eta(self):
+        """The estimated seconds left over the parallel guests, times how
+        much slower than estimated the run has gone so far.  That ratio
+        starts from the plan's (PRIOR estimated seconds taking as long as
+        estimated): the first results also paid for boots and for work
+        still running beside them, and alone they would say twice the run."""
         elapsed = time.monotonic() - self.t0
-        if self.est_done <= 0:
-            left = self.est_total / self.jobs
-        else:
-            left = elapsed * max(self.est_total - self.est_done, 0.0) / self.est_done
+        prior = min(self.est_total, self.PRIOR)
+        ratio = (elapsed * self.jobs + prior) / (self.est_done + prior) if prior > 0 else 1.0
+        left = max(self.est_total - self.est_done, 0.0) / self.jobs * ratio
         return f"{int(left // 60)}m{int(left % 60):02d}s"
 
     def result(self, r, expected):

@@ -349,6 +349,9 @@ hasnt 'rqcheck: clean' "an interrupted run does not say clean"
 # give exit 3 even though corruption was found too.
 SPARSE=$work/sparse.img
 truncate -s 1g "$SPARSE"
+# Empty now: the background job's own redirection may come after the first
+# look at the log, which would find the engine line of the run before.
+: >"$LOG"
 "$RQ" --verify-only --seed 1 --order asc --qd 1 --max-report 4 \
 	--json "$work/ioerr.json" "$SPARSE" >"$LOG" 2>&1 &
 pid=$!

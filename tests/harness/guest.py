@@ -16,6 +16,7 @@ import hashlib
 import json
 import math
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -28,14 +29,6 @@ from .kernels import HarnessError, cache_dir, log
 # Console lines that mean the guest kernel died.
 CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG at",
                  "general protection fault", "BUG: kernel NULL pointer", "BUG: KASAN:")
-
-
-def occurrences(text, sub):
-    """Every index of SUB in TEXT."""
-    i = text.find(sub)
-    while i >= 0:
-        yield i
-        i = text.find(sub, i + 1)
 
 
 QEMU = os.environ.get("RQPATH_QEMU", "qemu-system-x86_64")
@@ -413,7 +406,7 @@ class Boot:
         scenario named as one it made on purpose (debug-canary's KASAN
         report, in the scenario's kernel_reports_allowed)."""
         console = self._read(self.console)
-        hits = sorted((i, m) for m in CRASH_MARKERS for i in occurrences(console, m))
+        hits = sorted((mo.start(), m) for m in CRASH_MARKERS for mo in re.finditer(re.escape(m), console))
         for i, marker in hits:
             before = console[:i]
             # The kernel log marks each scenario's start and post-cleanup check.

@@ -6,6 +6,8 @@ run could slip through; no kernel runs.
   python3 tests/host/harness_test.py [-v]
 """
 
+import contextlib
+import io
 import json
 import os
 import stat
@@ -330,13 +332,9 @@ class ProgressTest(unittest.TestCase):
         p.t0 = time.monotonic() - 10
         r = {"tree": "6.1", "stage": "stock", "scenario": "smoke", "boot": "b1",
              "verdict": "clean", "seconds": 10.0}
-        with open(os.devnull, "w") as null:
-            stdout, sys.stdout = sys.stdout, null
-            try:
-                p.result(r, ["clean"])
-                p.result(r, ["clean"])  # a revised result is not a second one
-            finally:
-                sys.stdout = stdout
+        with contextlib.redirect_stdout(io.StringIO()):
+            p.result(r, ["clean"])
+            p.result(r, ["clean"])  # a revised result is not a second one
         self.assertEqual(p.done, 1)
         self.assertIn(p.eta(), ("1m30s", "1m29s", "1m31s"))
 

@@ -21,9 +21,7 @@ fo_tg_remove() {
 	dmsetup message "$FO_RQ" 0 fail_if_no_path > /dev/null 2>&1
 	dmsetup remove --retry "$FO_RQ" > /tmp/fo-rm.out 2>&1 ||
 		rq_fail "cleanup: dmsetup remove $FO_RQ failed: $(tail -n 1 /tmp/fo-rm.out)"
-	if grep -q '^dm_rqpath ' /proc/modules; then
-		rmmod dm_rqpath 2> /tmp/fo-rmmod.err || rq_fail "rmmod dm_rqpath failed: $(cat /tmp/fo-rmmod.err)"
-	fi
+	rq_unload dm_rqpath
 }
 
 # "devno state" of every path in the map, from the target's status.

@@ -710,9 +710,9 @@ fo_cleanup() {
 	done
 	fo_restore_all_paths
 	fo_tg_remove
-	if [ "$FO_KIND" = scsidebug ] && grep -q '^scsi_debug ' /proc/modules; then
+	if [ "$FO_KIND" = scsidebug ]; then
 		rq_udev_settle
-		rmmod scsi_debug 2> /tmp/fo-rmmod.err || rq_fail "rmmod scsi_debug failed: $(cat /tmp/fo-rmmod.err)"
+		rq_unload scsi_debug
 	fi
 }
 

@@ -369,6 +369,16 @@ rq_modprobe() {
 	fi
 }
 
+# rq_unload MODULE...: unload each one that is loaded; one that does not
+# go is a failed check (the scenario leaked a reference to it).
+rq_unload() {
+	for _m; do
+		grep -q "^$_m " /proc/modules || continue
+		rmmod "$_m" 2> /tmp/rq-rmmod.err ||
+			rq_fail "rmmod $_m failed (refcount $(awk -v m="$_m" '$1 == m { print $3 }' /proc/modules)): $(cat /tmp/rq-rmmod.err)"
+	done
+}
+
 # Load scsi_debug with the given parameters; wait for its disks.
 rq_scsi_debug_load() {
 	# A scsi_debug left loaded would keep its old parameters: refuse.

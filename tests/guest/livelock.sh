@@ -92,11 +92,6 @@ LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
 
 ll_log() { rq_log "livelock: $*"; }
 
-ll_error() { # REASON
-	ll_log "ERROR: $1"
-	rq_result error "$1"
-}
-
 # --- setup ------------------------------------------------------------------
 
 # ll_paths: scsi_debug with LL_SD_PARAMS; sets LL_P1 LL_P2.
@@ -146,22 +141,22 @@ ll_busy_seen() { # OP
 
 # ll_target TARGET: the dm device over LL_P1 LL_P2.  Sets LL_DMNAME (the
 # device-mapper name), LL_DM (dm-N), LL_DEV (a block node for it), LL_DEVNO
-# (major,minor as the tracepoints print it), LL_TABLE.  Returns 1 with
-# LL_WHY set.
+# (major,minor as the tracepoints print it), LL_TABLE.  Returns 1 after a
+# failed check.
 ll_target() {
 	LL_TARGET=$1
 	rq_phase setup
 	case $1 in
 	rqpath|rqpathctl)
-		rq_modprobe dm-rqpath || { LL_WHY="modprobe dm-rqpath failed"; return 1; } ;;
+		rq_modprobe dm-rqpath || { rq_fail "modprobe dm-rqpath failed"; return 1; } ;;
 	esac
-	ll_paths || { LL_WHY="scsi_debug paths did not come up ($LL_SD_PARAMS)"; return 1; }
+	ll_paths || return 1
 	case $1 in
 	rqpath)
 		LL_DMNAME=$LL_NAME
 		LL_TABLE="0 $(blockdev --getsz "$LL_P1") rqpath 2 $(cat "/sys/block/${LL_P1##*/}/dev") $(cat "/sys/block/${LL_P2##*/}/dev")"
 		if ! echo "$LL_TABLE" | dmsetup create "$LL_NAME" > /tmp/ll-create.out 2>&1; then
-			LL_WHY="dmsetup create failed: $(tail -n 2 /tmp/ll-create.out | tr '\n' ' ')"
+			rq_fail "dmsetup create failed: $(tail -n 2 /tmp/ll-create.out | tr '\n' ' ')"
 			return 1
 		fi
 		# Without udevd nobody makes /dev/mapper/NAME; devtmpfs makes
@@ -170,26 +165,26 @@ ll_target() {
 	rqpathctl)
 		LL_DMNAME=$LL_NAME
 		if ! rqpathctl create "$LL_NAME" "$LL_P1" "$LL_P2" > /tmp/ll-create.out 2>&1; then
-			LL_WHY="rqpathctl create failed: $(tail -n 3 /tmp/ll-create.out | tr '\n' ' ')"
+			rq_fail "rqpathctl create failed: $(tail -n 3 /tmp/ll-create.out | tr '\n' ' ')"
 			return 1
 		fi
 		LL_TABLE=$(sed -n 's/^[^ ]*: created: //p' /tmp/ll-create.out)
 		LL_DEV=/dev/mapper/$LL_NAME
-		[ -b "$LL_DEV" ] || { LL_WHY="rqpathctl create made no $LL_DEV"; return 1; } ;;
+		[ -b "$LL_DEV" ] || { rq_fail "rqpathctl create made no $LL_DEV"; return 1; } ;;
 	multipath)
-		rq_multipath_start || { LL_WHY="multipathd did not start"; return 1; }
-		LL_DEV=$(rq_multipath_map "$LL_P1" "$LL_P2") || { LL_WHY="multipath made no map over $LL_P1 $LL_P2"; return 1; }
+		rq_multipath_start || { rq_fail "multipathd did not start"; return 1; }
+		LL_DEV=$(rq_multipath_map "$LL_P1" "$LL_P2") || { rq_fail "multipath made no map over $LL_P1 $LL_P2"; return 1; }
 		LL_DMNAME=${LL_DEV##*/}
 		LL_TABLE=$(dmsetup table "$LL_DMNAME")
 		multipath -ll > /tmp/ll-mpll.txt 2>&1 ;;
-	*)	LL_WHY="unknown target $1"; return 1 ;;
+	*)	rq_fail "unknown target $1"; return 1 ;;
 	esac
-	LL_DM=$(rq_dm_blkname "$LL_DMNAME") || { LL_WHY="no dm-N for $LL_DMNAME"; return 1; }
+	LL_DM=$(rq_dm_blkname "$LL_DMNAME") || { rq_fail "no dm-N for $LL_DMNAME"; return 1; }
 	[ -n "$LL_DEV" ] || LL_DEV=/dev/$LL_DM
 	LL_DEVNO=$(tr ':' ',' < "/sys/block/$LL_DM/dev")
 	# Request-based dm only: the bug is in blk_insert_cloned_request().
 	if [ ! -d "/sys/block/$LL_DM/mq" ]; then
-		LL_WHY="$LL_DM is not request-based (no /sys/block/$LL_DM/mq): table $LL_TABLE"
+		rq_fail "$LL_DM is not request-based (no /sys/block/$LL_DM/mq): table $LL_TABLE"
 		return 1
 	fi
 	ll_log "$1 device $LL_DMNAME ($LL_DM, $LL_DEV) over $LL_P1 $LL_P2: $LL_TABLE"
@@ -213,7 +208,7 @@ ll_check_support() {
 	esac
 	bad=$(awk -v c=$col '($c == "0" || $c == "write_through") { printf "%s ", $1 }' /tmp/ll-limits.txt)
 	if [ -n "$bad" ]; then
-		LL_WHY="$1 is not supported on ${bad}($(tr '\n' ';' < /tmp/ll-limits.txt)): the test would be meaningless"
+		rq_fail "$1 is not supported on ${bad}($(tr '\n' ';' < /tmp/ll-limits.txt)): the test would be meaningless"
 		return 1
 	fi
 }
@@ -283,13 +278,13 @@ ll_observe() {
 	echo 0 > /proc/sys/kernel/hung_task_check_interval_secs
 	echo 1 > /proc/sys/kernel/hung_task_warnings
 	# shellcheck disable=SC2086
-	rq_trace_start $LL_TRACE_EVENTS || { LL_WHY="cannot enable block tracepoints"; return 1; }
+	rq_trace_start $LL_TRACE_EVENTS || { rq_fail "cannot enable block tracepoints"; return 1; }
 	# Only dm-N (the kernel's dev_t is major << 20 | minor): a small trace.
 	for e in $LL_TRACE_EVENTS; do
 		echo "dev == $(echo "$LL_DEVNO" | awk -F, '{ printf "%d", $1 * 1048576 + $2 }')" > "$RQ_TRACE/events/block/$e/filter" ||
-			{ LL_WHY="cannot filter $e on $LL_DEVNO"; return 1; }
+			{ rq_fail "cannot filter $e on $LL_DEVNO"; return 1; }
 	done
-	ll_inject_busy 1 || { LL_WHY="cannot turn on scsi_debug's busy injection"; return 1; }
+	ll_inject_busy 1 || { rq_fail "cannot turn on scsi_debug's busy injection"; return 1; }
 	rq_phase workload
 	echo ll-start > "$RQ_TRACE/trace_marker"
 	ll_start_op "$1" "$LL_DEV"
@@ -514,19 +509,18 @@ ll_facts() {
 
 # The operation did not complete: livelocked if every signal says so.
 ll_judge_stuck() {
-	disagree=""
-	[ "$LL_STATE" = D ] || disagree="$disagree; submitter state is '$LL_STATE', not D"
-	[ "$F_TRACE_LIVELOCK" = 1 ] || disagree="$disagree; $LL_DM trace: $F_TRACE_BRIEF"
-	[ "$F_HUNG" = 1 ] || disagree="$disagree; no hung-task report for $LL_PID"
+	[ "$LL_STATE" = D ] || rq_fail "submitter state is '$LL_STATE', not D"
+	[ "$F_TRACE_LIVELOCK" = 1 ] || rq_fail "$LL_DM trace: $F_TRACE_BRIEF"
+	[ "$F_HUNG" = 1 ] || rq_fail "no hung-task report for $LL_PID"
 	if ll_is_rqpath; then
 		if [ "$LL_WATCH_RC" != "$LL_WATCH_LIVELOCK" ]; then
-			disagree="$disagree; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT), not $LL_WATCH_LIVELOCK (livelock)"
+			rq_fail "rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT), not $LL_WATCH_LIVELOCK (livelock)"
 		elif [ "$F_WATCH_STUCK_OK" != 1 ]; then
-			disagree="$disagree; rqpathctl watch names stuck ops $F_WATCH_STUCK, not $(ll_groups "$1")"
+			rq_fail "rqpathctl watch names stuck ops $F_WATCH_STUCK, not $(ll_groups "$1")"
 		fi
 	fi
-	if [ -n "$disagree" ]; then
-		ll_error "'$LL_CMD' did not complete in ${LL_OBSERVED}s but not every signal says livelock: ${disagree#; }"
+	if rq_failed; then
+		rq_finish error "'$LL_CMD' did not complete in ${LL_OBSERVED}s but not every signal says livelock"
 		return
 	fi
 	reason="'$LL_CMD' did not complete in ${LL_OBSERVED}s: $F_TRACE_BRIEF; submitter D in $F_STACK_TOP, hung-task report"
@@ -543,27 +537,23 @@ ll_judge_done() {
 		if [ "$1" = readwrite ] && [ "$LL_RC" = 1 ]; then
 			rq_result corrupted "rqcheck found $F_RQCHECK_BAD bad blocks"
 		else
-			ll_error "'$LL_CMD' failed with exit $LL_RC: $(tail -n 1 /tmp/ll-op.out)"
+			rq_fail "'$LL_CMD' failed with exit $LL_RC: $(tail -n 1 /tmp/ll-op.out)"
+			rq_finish error
 		fi
 		return
 	fi
-	why=""
 	if ll_is_rqpath; then
-		[ "$F_STATUS_OK" = 1 ] || why="$why; the rqpath counters show no error-free completion of $(ll_groups "$1"): $F_STATUS_BRIEF"
-		[ "$LL_WATCH_RC" = 0 ] || why="$why; rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT) although the operation completed"
+		[ "$F_STATUS_OK" = 1 ] || rq_fail "the rqpath counters show no error-free completion of $(ll_groups "$1"): $F_STATUS_BRIEF"
+		[ "$LL_WATCH_RC" = 0 ] || rq_fail "rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT) although the operation completed"
 	fi
-	[ "$F_TRACE_COMPLETED" = 1 ] || why="$why; $LL_DM trace has no completion of the op ($F_TRACE_BRIEF): it never reached the dm device as $1"
-	[ "$F_HUNG" = 0 ] || why="$why; a hung-task report for a submitter that completed"
-	[ "$1" != readwrite ] || [ "$F_RQCHECK_OK" = 1 ] || why="$why; rqcheck did not verify the data"
+	[ "$F_TRACE_COMPLETED" = 1 ] || rq_fail "$LL_DM trace has no completion of the op ($F_TRACE_BRIEF): it never reached the dm device as $1"
+	[ "$F_HUNG" = 0 ] || rq_fail "a hung-task report for a submitter that completed"
+	[ "$1" != readwrite ] || [ "$F_RQCHECK_OK" = 1 ] || rq_fail "rqcheck did not verify the data"
 	echo 120 > /proc/sys/kernel/hung_task_timeout_secs
 	rq_phase cleanup
-	ll_cleanup || why="$why; cleanup: $LL_WHY"
+	ll_cleanup
 	ll_log "cleaned up"
-	if [ -n "$why" ]; then
-		ll_error "'$LL_CMD' completed in ${LL_OP_SECONDS}s, but ${why#; }"
-	else
-		rq_result clean "'$LL_CMD' completed in ${LL_OP_SECONDS}s"
-	fi
+	rq_finish clean "'$LL_CMD' completed in ${LL_OP_SECONDS}s"
 }
 
 # Tear the device down after a clean run (a livelocked one cannot be).
@@ -572,13 +562,8 @@ ll_cleanup() {
 	rqpath) dmsetup remove --retry "$LL_NAME" > /tmp/ll-rm.out 2>&1 ;;
 	rqpathctl) rqpathctl remove "$LL_NAME" > /tmp/ll-rm.out 2>&1 ;;
 	multipath) rq_multipath_stop; ! dmsetup info "$LL_DMNAME" > /tmp/ll-rm.out 2>&1 ;;
-	esac || { LL_WHY="removing $LL_DMNAME failed: $(tail -n 1 /tmp/ll-rm.out)"; return 1; }
-	if [ "$LL_TARGET" = multipath ]; then
-		rmmod dm_round_robin dm_multipath 2> /tmp/ll-rm.out
-	else
-		rmmod dm_rqpath 2> /tmp/ll-rm.out
-	fi || { LL_WHY="rmmod: $(cat /tmp/ll-rm.out)"; return 1; }
-	rmmod scsi_debug 2> /tmp/ll-rm.out || { LL_WHY="rmmod scsi_debug: $(cat /tmp/ll-rm.out)"; return 1; }
+	esac || { rq_fail "cleanup: removing $LL_DMNAME failed: $(tail -n 1 /tmp/ll-rm.out)"; return 1; }
+	rq_unload dm_round_robin dm_multipath dm_rqpath scsi_debug
 }
 
 # ll_scenario OP TARGET: a whole livelock scenario.  OP: discard,
@@ -586,12 +571,13 @@ ll_cleanup() {
 # rqpathctl or multipath.
 ll_scenario() {
 	op=$1
-	ll_target "$2" || { ll_error "setup: $LL_WHY"; return; }
-	ll_check_support "$op" || { ll_error "$LL_WHY"; return; }
-	ll_observe "$op" || { ll_error "$LL_WHY"; return; }
+	if ! ll_target "$2" || ! ll_check_support "$op" || ! ll_observe "$op"; then
+		rq_finish error
+		return
+	fi
 	ll_end_watch
 	ll_collect "$op"
-	ll_details "$op" || { ll_error "cannot build the details (jq failed)"; return; }
+	ll_details "$op" || { rq_fail "cannot build the details (jq failed)"; rq_finish error; return; }
 	ll_facts "$op"
 	ll_log "evidence collected"
 	if [ "$LL_DONE" = 1 ]; then

@@ -234,16 +234,7 @@ rqp_cleanup() {
 	done
 	RQP_LOOPS=""
 	rm -f /tmp/rqp-*.img
-	if grep -q '^dm_rqpath ' /proc/modules; then
-		refs=$(awk '$1 == "dm_rqpath" { print $3 }' /proc/modules)
-		if ! rmmod dm_rqpath 2> /tmp/rqp-rmmod.err; then
-			rq_fail "rmmod dm_rqpath failed (refcount $refs): $(cat /tmp/rqp-rmmod.err)"
-		fi
-	fi
-	if grep -q '^scsi_debug ' /proc/modules; then
-		rmmod scsi_debug 2> /tmp/rqp-rmmod.err ||
-			rq_fail "rmmod scsi_debug failed: $(cat /tmp/rqp-rmmod.err)"
-	fi
+	rq_unload dm_rqpath scsi_debug
 }
 
 # rqp_finish [VERDICT [REASON]]: clean up and report; any failed check makes

@@ -45,14 +45,14 @@ wd_counts() {
 
 # wd_phase NAME NDELAY RQCHECK_ARGS: one load phase with the watchdog
 # beside it; a line in /tmp/wd-phases.txt, its sessions in
-# /tmp/wd-sessions.txt.  Returns 1 (WD_WHY) if it cannot run.
+# /tmp/wd-sessions.txt.  Returns 1 after a failed check.
 wd_phase() {
 	phase=$1 nd=$2 args=$3
 	if ! echo "$nd" > "$LL_SD_SYSFS/ndelay" 2>/tmp/wd-nd.err || [ "$(cat "$LL_SD_SYSFS/ndelay")" != "$nd" ]; then
-		WD_WHY="cannot set scsi_debug ndelay=$nd: $(cat /tmp/wd-nd.err)"
+		rq_fail "cannot set scsi_debug ndelay=$nd: $(cat /tmp/wd-nd.err)"
 		return 1
 	fi
-	dmsetup message "$WD_NAME" 0 reset_counters || { WD_WHY="reset_counters refused"; return 1; }
+	dmsetup message "$WD_NAME" 0 reset_counters || { rq_fail "reset_counters refused"; return 1; }
 	: > "/tmp/wd-watch-$phase.txt"
 	# shellcheck disable=SC2086
 	rqcheck $WD_RQCHECK $args --json "/tmp/wd-rqcheck-$phase.json" "/dev/mapper/$WD_NAME" > "/tmp/wd-rqcheck-$phase.txt" 2>&1 &
@@ -67,7 +67,7 @@ wd_phase() {
 	rq_wait "$WD_WAIT" "the $phase load" eval "! rq_alive $pid"
 	load_s=$(rq_since "$t0")
 	if kill -0 "$pid" 2>/dev/null; then
-		WD_WHY="$phase: the load did not finish within ${WD_WAIT}s"
+		rq_fail "$phase: the load did not finish within ${WD_WAIT}s"
 		WD_STUCK=1
 		return 1
 	fi
@@ -83,35 +83,40 @@ wd_phase() {
 	echo "$phase 1 0 $(rq_since "$t0") $rc" >> /tmp/wd-sessions.txt
 	n=1
 	if [ "$stopped" = 0 ] && [ "$rc" != "$LL_WATCH_LIVELOCK" ]; then
-		WD_WHY="$phase: rqpathctl watch ended (exit $rc) before the load did, so it did not cover the whole load"
+		rq_fail "$phase: rqpathctl watch ended (exit $rc) before the load did, so it did not cover the whole load"
 		return 1
 	fi
 	maxflat=$(jq -r '.max_flat_s // empty' "/tmp/wd-watch-$phase.json" 2>/dev/null)
 	echo "$phase $nd $load_s $n $rqrc $(wd_counts "$WD_NAME") ${maxflat:-null}" >> /tmp/wd-phases.txt
 }
 
-wd_scenario() {
-	WD_STUCK=0
-	rq_modprobe dm-rqpath || { ll_error "modprobe dm-rqpath failed"; return; }
-	ll_paths || { ll_error "scsi_debug paths did not come up ($LL_SD_PARAMS)"; return; }
+# wd_setup: dm-rqpath over the two paths, WD_QDEPTH each.
+wd_setup() {
+	rq_modprobe dm-rqpath || { rq_fail "modprobe dm-rqpath failed"; return 1; }
+	ll_paths || return 1
 	for p in "$LL_P1" "$LL_P2"; do
 		echo "$WD_QDEPTH" > "/sys/block/${p##*/}/device/queue_depth"
 		qd=$(cat "/sys/block/${p##*/}/device/queue_depth")
-		[ "$qd" = "$WD_QDEPTH" ] || { ll_error "$p: queue_depth is $qd, wanted $WD_QDEPTH"; return; }
+		[ "$qd" = "$WD_QDEPTH" ] || { rq_fail "$p: queue_depth is $qd, wanted $WD_QDEPTH"; return 1; }
 	done
-	if ! rqpathctl create "$WD_NAME" "$LL_P1" "$LL_P2" > /tmp/wd-create.out 2>&1; then
-		ll_error "rqpathctl create failed: $(tail -n 2 /tmp/wd-create.out | tr '\n' ' ')"
+	rqpathctl create "$WD_NAME" "$LL_P1" "$LL_P2" > /tmp/wd-create.out 2>&1 ||
+		{ rq_fail "rqpathctl create failed: $(tail -n 2 /tmp/wd-create.out | tr '\n' ' ')"; return 1; }
+}
+
+wd_scenario() {
+	WD_STUCK=0
+	if ! wd_setup; then
+		rq_finish error
 		return
 	fi
 	: > /tmp/wd-sessions.txt
 	: > /tmp/wd-phases.txt
-	why=""
 	for ph in $WD_PHASES; do
 		# shellcheck disable=SC2046
 		set -- $(echo "$ph" | tr ':' ' ')
 		name=$1 nd=$2
 		shift 2
-		wd_phase "$name" "$nd" "$*" || { why="$why; $WD_WHY"; break; }
+		wd_phase "$name" "$nd" "$*" || break
 	done
 	echo 0 > "$LL_SD_SYSFS/ndelay" 2>/dev/null
 	# All figures in one jq.
@@ -157,22 +162,21 @@ wd_scenario() {
 		  | map("\(.phase): rqcheck exit \(.rqcheck_exit), \(.rqcheck.blocks_verified // 0) blocks verified, \(.rqcheck.bad // "?") bad") | join(", ")),
 		W_CORRUPT: (.phases | map(select(.rqcheck_exit == 1)) | length)}
 		| to_entries[] | "\(.key)=\(.value | tostring | @sh)"' "$RQ_DETAILS")"
-	[ "$W_ALARMS" = 0 ] || why="$why; FALSE ALARM: rqpathctl watch said livelock in $W_ALARMS of $W_SESSIONS sessions ($W_BAD)"
-	[ -z "$W_BAD" ] || [ "$W_ALARMS" != 0 ] || why="$why; watch sessions that did not end quiet: $W_BAD"
-	[ -z "$W_RQBAD" ] || why="$why; $W_RQBAD"
+	[ "$W_ALARMS" = 0 ] || rq_fail "FALSE ALARM: rqpathctl watch said livelock in $W_ALARMS of $W_SESSIONS sessions ($W_BAD)"
+	[ -z "$W_BAD" ] || [ "$W_ALARMS" != 0 ] || rq_fail "watch sessions that did not end quiet: $W_BAD"
+	[ -z "$W_RQBAD" ] || rq_fail "$W_RQBAD"
 	# shellcheck disable=SC2153 # W_* are set by the eval above
-	[ "$W_NPHASES" = 2 ] || why="$why; only $W_NPHASES of 2 load phases ran"
+	[ "$W_NPHASES" = 2 ] || rq_fail "only $W_NPHASES of 2 load phases ran"
 	rq_trigger watchdog busy_per_completion "${W_RATIO:-0}" "$WD_MIN_RATIO"
 	rq_trigger watchdog max_flat_s "${W_FLAT:-0}" "$WD_MIN_FLAT"
 	if [ "$WD_STUCK" = 0 ]; then
-		rqpathctl remove "$WD_NAME" > /tmp/wd-rm.out 2>&1 || why="$why; rqpathctl remove: $(tail -n 1 /tmp/wd-rm.out)"
-		rmmod dm_rqpath 2> /tmp/wd-rm.out || why="$why; rmmod dm_rqpath: $(cat /tmp/wd-rm.out)"
-		rmmod scsi_debug 2> /tmp/wd-rm.out || why="$why; rmmod scsi_debug: $(cat /tmp/wd-rm.out)"
+		rqpathctl remove "$WD_NAME" > /tmp/wd-rm.out 2>&1 || rq_fail "rqpathctl remove: $(tail -n 1 /tmp/wd-rm.out)"
+		rq_unload dm_rqpath scsi_debug
 	fi
 	if [ "$W_CORRUPT" != 0 ] && [ "$W_ALARMS" = 0 ]; then
-		rq_result corrupted "rqcheck found corruption under the busy load (${why#; })"
-	elif [ -n "$why" ]; then
-		ll_error "${why#; }"
+		rq_finish corrupted "rqcheck found corruption under the busy load"
+	elif rq_failed; then
+		rq_finish error
 	else
 		# shellcheck disable=SC2153 # set by the eval above
 		rq_result clean "$W_SESSIONS followed watch sessions over ${W_LOAD}s of load, all quiet, no false alarm; busy/completed $W_RATIO (lowest phase $W_MINRATIO), longest flat ${W_FLAT}s"

@@ -587,7 +587,9 @@ rq_trace_stop() { # OUTFILE
 
 # --- one scenario -------------------------------------------------------------------
 
-rq_run_scenario() { # NAME
+# rq_scenario_begin NAME: a fresh record (details, failed checks, timing,
+# trigger counts, allowed reports) and the start markers.
+rq_scenario_begin() {
 	RQ_SCENARIO=$1
 	RQ_SEQ=$((RQ_SEQ + 1))
 	RQ_DETAILS=/tmp/rq-details.json
@@ -610,6 +612,10 @@ rq_run_scenario() { # NAME
 	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
 	rq_report START "$RQ_SCENARIO t=$RQ_T0"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"
+}
+
+rq_run_scenario() { # NAME
+	rq_scenario_begin "$1"
 	case $RQ_SCENARIO in
 	blktests:*) script=/rqpath/blktests.sh ;;
 	*) script=$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh ;;

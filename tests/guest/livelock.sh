@@ -257,9 +257,10 @@ ll_running() { kill -0 "$LL_PID" 2>/dev/null; }
 ll_pid_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 
 # The first hung-task report about the submitter since the scenario
-# started, as "LINE:text" of /tmp/ll-dmesg.txt.
+# started, as "LINE:text" of /tmp/ll-dmesg.txt.  Only since then: pids
+# repeat, and an earlier scenario of the boot may have left a report.
 ll_hung_line() {
-	dmesg | tail -n +"$((RQ_DMESG_START + 1))" > /tmp/ll-dmesg.txt
+	rq_dmesg > /tmp/ll-dmesg.txt
 	grep -n "task [^ ]*:$LL_PID blocked for more than" /tmp/ll-dmesg.txt | head -n 1
 }
 

@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Host tests of the guest library (tests/guest/lib.sh and the family
+files): the rules that turn what a scenario saw into its verdict, run under
+dash as in the guest.  Nothing touches this machine's kernel: the library
+is loaded with its /tmp files moved into a private folder and with dmesg,
+the kernel log writer and the merge oracle replaced by files.
+
+  python3 tests/host/guestlib_test.py [-v]
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GUEST = os.path.join(TOP, "tests", "guest")
+
+# The kernel log of a boot in which scenario "x" (the boot's second) starts
+# after a first scenario that left a hung-task report about its own pid 5.
+BOOT_LOG = """\
+[   10.000000] rqpath: START first #1
+[   30.000000] INFO: task blkdiscard:5 blocked for more than 5 seconds.
+[   31.000000] rqpath: CHECKED first #1
+[   32.000000] rqpath: START x #2
+"""
+
+CLEAN_ORACLE = "prepared_merges 0\nunattributed_merges 0\nmissed_probes 0\n"
+
+
+class GuestLib(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="rqpath-guestlib-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        for name in ("lib.sh", "livelock.sh", "multipath.sh"):
+            with open(os.path.join(GUEST, name)) as f:
+                text = f.read()
+            # The guest's paths, into this test's folder.
+            text = text.replace("/tmp/", self.dir + "/").replace("/rqpath/", self.dir + "/")
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write(text)
+        os.mkdir(os.path.join(self.dir, "oracle"))
+        self.oracle(CLEAN_ORACLE)
+        self.kernel_log(BOOT_LOG)
+
+    def oracle(self, report):
+        for name, text in (("report", report), ("report.json", "{}")):
+            with open(os.path.join(self.dir, "oracle", name), "w") as f:
+                f.write(text)
+
+    def kernel_log(self, text):
+        with open(os.path.join(self.dir, "dmesg"), "w") as f:
+            f.write(text)
+
+    def run_guest(self, body):
+        """Run BODY in scenario "x" (its second of the boot); return the
+        RESULT line's JSON and the shell's output."""
+        d = self.dir
+        script = f"""
+. {d}/lib.sh
+RQ_RESULTS={d}/results
+RQ_ORACLE={d}/oracle
+RQ_STAGE=test RQ_SEQ=1
+dmesg() {{ cat {d}/dmesg; }}
+rq_kmsg() {{ :; }}
+rq_scenario_begin x
+{body}
+"""
+        proc = subprocess.run(["dash", "-c", script], capture_output=True, text=True, timeout=60)
+        results = os.path.join(d, "results")
+        lines = []
+        if os.path.exists(results):
+            with open(results) as f:
+                lines = [ln for ln in f.read().splitlines() if ln.startswith("RQPATH-RESULT ")]
+        output = proc.stdout + proc.stderr
+        self.assertLessEqual(len(lines), 1, output)
+        return (json.loads(lines[0].split(" ", 1)[1]) if lines else None), output
+
+    def verdict(self, body):
+        result, output = self.run_guest(body)
+        self.assertIsNotNone(result, output)
+        return result["verdict"], result["details"].get("reason", ""), result["details"]
+
+    def test_no_failed_check_is_clean(self):
+        verdict, _, details = self.verdict('rq_trigger t fired 3 1\nrq_finish clean "all well"')
+        self.assertEqual(verdict, "clean")
+        self.assertEqual(details["trigger"]["counts"], {"fired": 3})
+
+    def test_a_failed_check_makes_the_verdict_error(self):
+        verdict, reason, details = self.verdict(
+            'rq_trigger t fired 3 1\nrq_fail "first"\nrq_fail "second"\nrq_finish clean "it ran"')
+        self.assertEqual(verdict, "error")
+        self.assertEqual(reason, "it ran; first (and 1 more failed checks)")
+        self.assertEqual(details["failed_checks"], ["first", "second"])
+
+    def test_corruption_stays_corrupted_after_a_failed_check(self):
+        verdict, reason, _ = self.verdict('rq_fail "cleanup"\nrq_finish corrupted "3 bad blocks"')
+        self.assertEqual((verdict, reason), ("corrupted", "3 bad blocks; cleanup"))
+
+    def test_a_trigger_that_fell_short_is_an_error(self):
+        verdict, reason, details = self.verdict('rq_trigger t fired 0 1\nrq_finish clean')
+        self.assertEqual(verdict, "error")
+        self.assertIn("the trigger did not fire: fired 0 < 1", reason)
+        self.assertEqual(details["scenario_verdict"], "clean")
+
+    def test_an_unexpected_kernel_report_warns(self):
+        self.kernel_log(BOOT_LOG + "[   40.000000] WARNING: CPU: 1 PID: 9 at block/blk-mq.c:1 x\n")
+        verdict, reason, _ = self.verdict('rq_trigger t fired 3 1\nrq_finish clean')
+        self.assertEqual(verdict, "warned")
+        self.assertIn("WARNING: CPU: 1", reason)
+
+    def test_a_report_before_the_scenario_is_not_its(self):
+        verdict, _, details = self.verdict('rq_trigger t fired 3 1\nrq_finish clean')
+        self.assertEqual(verdict, "clean")
+        self.assertNotIn("kernel_reports", details)
+
+    def test_an_allowed_report_does_not_warn(self):
+        self.kernel_log(BOOT_LOG + "[   40.000000] INFO: task blkdiscard:77 blocked for more than 5 seconds.\n")
+        verdict, _, details = self.verdict(
+            'rq_allow_report "task blkdiscard:77 blocked" "the stuck op"\n'
+            'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"')
+        self.assertEqual(verdict, "livelocked")
+        self.assertEqual(len(details["kernel_reports_allowed"]), 1)
+
+    def test_a_prepared_merge_makes_clean_violated(self):
+        self.oracle(CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merges 2"))
+        verdict, reason, _ = self.verdict('rq_trigger t fired 3 1\nrq_finish clean')
+        self.assertEqual(verdict, "violated")
+        self.assertIn("2 bios merged into requests the driver had prepared", reason)
+
+    def test_a_blind_oracle_cannot_vouch_for_clean(self):
+        self.oracle(CLEAN_ORACLE.replace("missed_probes 0", "missed_probes 4"))
+        verdict, reason, _ = self.verdict('rq_trigger t fired 3 1\nrq_finish clean')
+        self.assertEqual(verdict, "error")
+        self.assertIn("4 missed kretprobe instances", reason)
+
+    def test_a_wait_gives_up_at_its_bound(self):
+        result, output = self.run_guest(
+            'if rq_wait 0.3 "never" false; then echo WAITED-TRUE; else echo WAITED-FALSE; fi\n'
+            'rq_trigger t fired 3 1\nrq_finish clean')
+        self.assertIn("WAITED-FALSE", output)
+        self.assertGreaterEqual(result["timing"]["wait:never"], 0.3)
+
+    def test_the_hung_task_report_is_looked_for_in_the_scenario_only(self):
+        # Scenario x's submitter has pid 5, as the first scenario's had.
+        _, output = self.run_guest(
+            f'. {self.dir}/livelock.sh\nLL_PID=5\necho "HUNG[$(ll_hung_line)]"')
+        self.assertIn("HUNG[]", output)
+        self.kernel_log(BOOT_LOG + "[   40.000000] INFO: task sync:5 blocked for more than 5 seconds.\n")
+        _, output = self.run_guest(
+            f'. {self.dir}/livelock.sh\nLL_PID=5\necho "HUNG[$(ll_hung_line)]"')
+        self.assertIn("HUNG[1:[   40.000000] INFO: task sync:5 blocked", output)
+
+
+if __name__ == "__main__":
+    unittest.main()

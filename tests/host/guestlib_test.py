@@ -136,6 +136,18 @@ rq_scenario_begin x
         self.assertEqual(verdict, "error")
         self.assertIn("4 missed kretprobe instances", reason)
 
+    def test_details_keep_their_kinds(self):
+        _, _, details = self.verdict(
+            'rq_detail s \'a "quoted" string\'\nrq_detail_json j \'{"k": [1, 2]}\'\n'
+            'rq_detail_json bad "{not json"\nprintf "one\\n\\ntwo\\n" > {d}/f\nrq_detail_file l {d}/f\n'
+            'v=$(rq_detail sub "from a subshell"; echo ok)\nrq_detail s "the later wins"\n'
+            'rq_trigger t fired 3 1\nrq_finish clean'.replace("{d}", self.dir))
+        self.assertEqual(details["s"], "the later wins")
+        self.assertEqual(details["j"], {"k": [1, 2]})
+        self.assertEqual(details["bad"], "{not json")
+        self.assertEqual(details["l"], ["one", "two"])
+        self.assertEqual(details["sub"], "from a subshell")
+
     def test_a_wait_gives_up_at_its_bound(self):
         result, output = self.run_guest(
             'if rq_wait 0.3 "never" false; then echo WAITED-TRUE; else echo WAITED-FALSE; fi\n'

@@ -60,7 +60,8 @@ class GuestLib(unittest.TestCase):
         d = self.dir
         script = f"""
 . {d}/lib.sh
-RQ_RESULTS={d}/results
+# The guest writes its protocol lines to a serial port; here they add up.
+rq_report() {{ printf 'RQPATH-%s %s\\n' "$1" "$2" >> {d}/results; }}
 RQ_ORACLE={d}/oracle
 RQ_STAGE=test RQ_SEQ=1
 dmesg() {{ cat {d}/dmesg; }}
@@ -77,6 +78,12 @@ rq_scenario_begin x
         output = proc.stdout + proc.stderr
         self.assertLessEqual(len(lines), 1, output)
         return (json.loads(lines[0].split(" ", 1)[1]) if lines else None), output
+
+    def checked(self):
+        with open(os.path.join(self.dir, "results")) as f:
+            lines = [ln for ln in f.read().splitlines() if ln.startswith("RQPATH-CHECKED x ")]
+        self.assertEqual(len(lines), 1)
+        return json.loads(lines[0].split(" ", 2)[2])
 
     def verdict(self, body):
         result, output = self.run_guest(body)
@@ -135,6 +142,34 @@ rq_scenario_begin x
         verdict, reason, _ = self.verdict('rq_trigger t fired 3 1\nrq_finish clean')
         self.assertEqual(verdict, "error")
         self.assertIn("4 missed kretprobe instances", reason)
+
+    def verdict_then_check(self, log_at_verdict, log_after):
+        """A clean run's verdict over LOG_AT_VERDICT, then the post-cleanup
+        check over LOG_AFTER: the verdict and the CHECKED record."""
+        self.kernel_log(log_at_verdict)
+        with open(os.path.join(self.dir, "after"), "w") as f:
+            f.write(log_after)
+        d = self.dir
+        result, output = self.run_guest(
+            f'rq_trigger t fired 3 1\nrq_finish clean\ncp {d}/after {d}/dmesg\n'
+            f'rq_kmemleak_scan() {{ echo 0; }}\n: > {d}/rq-cleanup.txt\n: > {d}/rq-kmemleak-head.txt\n'
+            'rq_check_after 1.5')
+        self.assertIsNotNone(result, output)
+        return result["verdict"], self.checked()
+
+    def test_a_report_after_the_verdict_is_found_after_the_cleanup(self):
+        late = "[   50.000000] BUG: KASAN: use-after-free in dm_softirq_done"
+        verdict, after = self.verdict_then_check(BOOT_LOG, BOOT_LOG + late + "\n")
+        self.assertEqual(verdict, "clean")
+        self.assertEqual(after["new_reports"], [late])
+        self.assertEqual(after["cleanup_problems"], [])
+
+    def test_a_report_the_verdict_had_is_not_new_after_the_cleanup(self):
+        warning = "[   40.000000] WARNING: CPU: 1 PID: 9 at block/blk-mq.c:1 x\n"
+        late = "[   50.000000] BUG: KASAN: use-after-free in dm_softirq_done"
+        verdict, after = self.verdict_then_check(BOOT_LOG + warning, BOOT_LOG + warning + late + "\n")
+        self.assertEqual(verdict, "warned")
+        self.assertEqual(after["new_reports"], [late])
 
     def test_details_keep_their_kinds(self):
         _, _, details = self.verdict(

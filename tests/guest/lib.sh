@@ -239,7 +239,8 @@ rq_kernel_reports() {
 	cp "$RQ_REPORTS.all" "$RQ_REPORTS"
 	: > "$RQ_REPORTS.allowed"
 	while IFS="$(printf '\t')" read -r re why; do
-		grep -E "$re" "$RQ_REPORTS" | sed "s|\$| (allowed: $why)|" >> "$RQ_REPORTS.allowed"
+		# awk, not sed: the reason is text, and may hold sed's & or |.
+		grep -E "$re" "$RQ_REPORTS" | RQ_WHY=$why awk '{ print $0 " (allowed: " ENVIRON["RQ_WHY"] ")" }' >> "$RQ_REPORTS.allowed"
 		grep -v -E "$re" "$RQ_REPORTS" > "$RQ_REPORTS.tmp"
 		mv "$RQ_REPORTS.tmp" "$RQ_REPORTS"
 	done < "$RQ_ALLOWED"

@@ -129,7 +129,19 @@ rq_scenario_begin x
             'rq_allow_report "task blkdiscard:77 blocked" "the stuck op"\n'
             'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"')
         self.assertEqual(verdict, "livelocked")
-        self.assertEqual(len(details["kernel_reports_allowed"]), 1)
+        self.assertEqual(details["kernel_reports_allowed"],
+                         ["[   40.000000] INFO: task blkdiscard:77 blocked for more than 5 seconds."
+                          " (allowed: the stuck op)"])
+
+    def test_an_allowed_reports_reason_is_kept_as_written(self):
+        self.kernel_log(BOOT_LOG + "[   40.000000] INFO: task dd:78 blocked for more than 5 seconds.\n")
+        verdict, _, details = self.verdict(
+            'rq_allow_report "task dd:78 blocked" "dd & blkdiscard | both stuck, by design \\\\n"\n'
+            'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"')
+        self.assertEqual(verdict, "livelocked")
+        self.assertEqual(details["kernel_reports_allowed"],
+                         ["[   40.000000] INFO: task dd:78 blocked for more than 5 seconds."
+                          " (allowed: dd & blkdiscard | both stuck, by design \\n)"])
 
     def test_a_prepared_merge_makes_clean_violated(self):
         self.oracle(CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merges 2"))

@@ -123,25 +123,24 @@ rq_scenario_begin x
         self.assertEqual(verdict, "clean")
         self.assertNotIn("kernel_reports", details)
 
-    def test_an_allowed_report_does_not_warn(self):
-        self.kernel_log(BOOT_LOG + "[   40.000000] INFO: task blkdiscard:77 blocked for more than 5 seconds.\n")
+    def allowed_reports(self, task, why):
+        """The allowed-report details of a livelocked run whose kernel log
+        says TASK blocked, allowed for the reason WHY (as dash reads it)."""
+        report = f"[   40.000000] INFO: task {task} blocked for more than 5 seconds."
+        self.kernel_log(BOOT_LOG + report + "\n")
         verdict, _, details = self.verdict(
-            'rq_allow_report "task blkdiscard:77 blocked" "the stuck op"\n'
+            f'rq_allow_report "task {task} blocked" "{why}"\n'
             'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"')
         self.assertEqual(verdict, "livelocked")
-        self.assertEqual(details["kernel_reports_allowed"],
-                         ["[   40.000000] INFO: task blkdiscard:77 blocked for more than 5 seconds."
-                          " (allowed: the stuck op)"])
+        return report, details["kernel_reports_allowed"]
+
+    def test_an_allowed_report_does_not_warn(self):
+        report, allowed = self.allowed_reports("blkdiscard:77", "the stuck op")
+        self.assertEqual(allowed, [report + " (allowed: the stuck op)"])
 
     def test_an_allowed_reports_reason_is_kept_as_written(self):
-        self.kernel_log(BOOT_LOG + "[   40.000000] INFO: task dd:78 blocked for more than 5 seconds.\n")
-        verdict, _, details = self.verdict(
-            'rq_allow_report "task dd:78 blocked" "dd & blkdiscard | both stuck, by design \\\\n"\n'
-            'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"')
-        self.assertEqual(verdict, "livelocked")
-        self.assertEqual(details["kernel_reports_allowed"],
-                         ["[   40.000000] INFO: task dd:78 blocked for more than 5 seconds."
-                          " (allowed: dd & blkdiscard | both stuck, by design \\n)"])
+        report, allowed = self.allowed_reports("dd:78", "dd & blkdiscard | both stuck \\\\n")
+        self.assertEqual(allowed, [report + " (allowed: dd & blkdiscard | both stuck \\n)"])
 
     def test_a_prepared_merge_makes_clean_violated(self):
         self.oracle(CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merges 2"))

@@ -31,6 +31,12 @@ CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG a
                  "general protection fault", "BUG: kernel NULL pointer", "BUG: KASAN:")
 
 
+def line_at(text, i):
+    """The rest of TEXT's line from index I, without reading past it."""
+    end = text.find("\n", i)
+    return text[i:] if end < 0 else text[i:end]
+
+
 QEMU = os.environ.get("RQPATH_QEMU", "qemu-system-x86_64")
 GUEST_MEMORY_MB = 2048
 GUEST_CPUS = int(os.environ.get("RQPATH_GUEST_CPUS", "2"))
@@ -408,12 +414,11 @@ class Boot:
         console = self._read(self.console)
         hits = sorted((mo.start(), m) for m in CRASH_MARKERS for mo in re.finditer(re.escape(m), console))
         for i, marker in hits:
-            before = console[:i]
             # The kernel log marks each scenario's start and post-cleanup check.
-            last_start = before.rfind("rqpath: START ")
-            last_checked = before.rfind("rqpath: CHECKED ")
-            name = before[last_start:].split()[2] if last_start > last_checked else None
-            line = console[i:].split("\n", 1)[0].strip()
+            last_start = console.rfind("rqpath: START ", 0, i)
+            last_checked = console.rfind("rqpath: CHECKED ", 0, i)
+            name = line_at(console, last_start).split()[2] if last_start > last_checked else None
+            line = line_at(console, i).strip()
             if line and any(line in a for a in self._allowed_reports(name)):
                 continue
             return marker, name

@@ -52,6 +52,6 @@ scenario_run() {
 	rq_allow_report "$DC_LOCKDEP_RE" "rqpath-canary's AB-BA lock order, on purpose"
 	rq_allow_report "$DC_KASAN_RE" "rqpath-canary's out-of-bounds read, on purpose"
 	rq_allow_report "$DC_KMEMLEAK_RE" "rqpath-canary's leak, on purpose"
-	rmmod rqpath_canary || rq_fail "rmmod rqpath_canary failed"
+	rq_unload rqpath_canary
 	rq_finish clean "lockdep, kmemleak and KASAN each reported rqpath-canary's fault"
 }

@@ -619,6 +619,7 @@ rq_run_scenario() { # NAME
 	rq_scenario_begin "$1"
 	case $RQ_SCENARIO in
 	blktests:*) script=/rqpath/blktests.sh ;;
+	explore:*) script=/rqpath/explore.sh ;;
 	*) script=$RQ_SCENARIO_DIR/$RQ_SCENARIO.sh ;;
 	esac
 	if [ ! -r "$script" ]; then
@@ -634,6 +635,7 @@ rq_run_scenario() { # NAME
 			. "$script"
 			case $RQ_SCENARIO in
 			blktests:*) bt_scenario "${RQ_SCENARIO#blktests:}" ;;
+			explore:*) ex_scenario "$RQ_SCENARIO" ;;
 			*) scenario_run ;;
 			esac
 			[ "$RQ_REPORTED" = 1 ] || rq_result error "scenario ended without a verdict"

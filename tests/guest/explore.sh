@@ -1,0 +1,330 @@
+# shellcheck shell=sh
+# tests/explore's trials: one configuration drawn from tests/explore.toml,
+# set up and judged by the suite's own oracles.  A trial is a line of
+# NAME=VALUE words; scenario "explore:SEED:N" finds its line in
+# /rqpath/explore/trials (the layer tests/explore adds to the guest image),
+# and a minimized finding is a scenario file that calls ex_trial itself.
+#
+# The judges, the same as every other family's:
+#   corrupted   rqcheck read back a block that is not what it wrote
+#   violated    the merge oracle saw a bio merged into a request its driver
+#               had prepared (lib.sh turns clean into violated)
+#   livelocked  an operation did not complete by its deadline, its
+#               submitter sleeps in D state, and the top device handed a
+#               request back again and again (block_rq_requeue, from the
+#               merge oracle's per-disk count) over a window in which no
+#               request of the op's kind completed there
+#   warned      the kernel reported something (lib.sh)
+#   error       an operation that failed or hung without those signs, a
+#               setup that did not come up
+#   skipped     the configuration asks for what the device cannot do
+#               (discard on a disk without it)
+#
+# Trigger evidence (details.trigger, family "explore"): the operations the
+# trial completed (at least one), and, recorded as measured, the requeues
+# and merge candidates the oracle counted on the disks: what the campaign
+# reports as the share of trials that reached a busy path.
+
+# shellcheck source=tests/guest/corruption.sh
+. /rqpath/corruption.sh
+
+EX_KEYS="dev paths sd_queue sd_submit_queues sd_busy sd_nth sd_delay sd_cache sd_discard stack sched op fs engine bs order window qd batch"
+EX_DM=rqex
+EX_MNT=/mnt/explore
+# Region of rqcheck on a raw device, and of the op loop after it.
+EX_REGION_MB=8
+EX_OP_LEN=1048576
+# Seconds an operation may take, before the kernel's slowdown, and the
+# window over which a stuck one must keep being handed back.
+EX_OP_DEADLINE=20
+EX_STUCK_WINDOW=3
+
+ex_log() { rq_log "explore: $*"; }
+
+# ex_parse WORDS: EX_<key> for each key=value; every key, no other.
+ex_parse() {
+	EX_dev="" EX_paths="" EX_sd_queue="" EX_sd_submit_queues="" EX_sd_busy=""
+	EX_sd_nth="" EX_sd_delay="" EX_sd_cache="" EX_sd_discard="" EX_stack=""
+	EX_sched="" EX_op="" EX_fs="" EX_engine="" EX_bs="" EX_order=""
+	EX_window="" EX_qd="" EX_batch=""
+	for w in $1; do
+		k=${w%%=*} v=${w#*=}
+		case " $EX_KEYS " in
+		*" $k "*) ;;
+		*) rq_fail "unknown trial key '$k' in '$1'"; return 1 ;;
+		esac
+		case $v in
+		''|*[!A-Za-z0-9_.+-]*) rq_fail "bad value '$v' of $k"; return 1 ;;
+		esac
+		eval "EX_$k=\$v"
+	done
+	for k in $EX_KEYS; do
+		eval "[ -n \"\$EX_$k\" ]" || { rq_fail "trial lacks $k: '$1'"; return 1; }
+	done
+}
+
+# --- devices ----------------------------------------------------------------
+
+ex_sdebug_params() {
+	p="dev_size_mb=64 statistics=1 max_queue=$EX_sd_queue submit_queues=$EX_sd_submit_queues"
+	[ "$EX_paths" = 2 ] && p="$p add_host=2 vpd_use_hostno=0"
+	[ "$EX_sd_discard" = on ] && p="$p lbpu=1 lbpws=1"
+	[ "$EX_sd_delay" = default ] || p="$p ndelay=$EX_sd_delay"
+	echo "$p"
+}
+
+# The injection is switched on once the disks are up: a scan that meets
+# busy answers can drop the disk before the trial starts.
+ex_sdebug_opts() {
+	o=0
+	case $EX_sd_busy in
+	host) o=$((o | 0x8000)) ;;
+	tsf) o=$((o | 0x800)) ;;
+	esac
+	[ "$EX_sd_cache" = wt ] && o=$((o | 0x1000))
+	echo $o
+}
+
+# ex_disks: EX_DISKS, the disks under the stack.
+ex_disks() {
+	case $EX_dev in
+	sdebug)
+		# shellcheck disable=SC2046
+		rq_scsi_debug_load $(ex_sdebug_params) || { rq_fail "scsi_debug did not load ($(ex_sdebug_params))"; return 1; }
+		# shellcheck disable=SC2016 # evaluated by rq_wait
+		rq_wait 10 "scsi_debug disks" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge "$EX_paths" ]' ||
+			{ rq_fail "scsi_debug made fewer than $EX_paths disks"; return 1; }
+		EX_DISKS=$(rq_scsi_debug_disks | tr '\n' ' ')
+		d=/sys/bus/pseudo/drivers/scsi_debug
+		[ "$EX_sd_busy" = none ] || echo "$EX_sd_nth" > $d/every_nth || { rq_fail "cannot set every_nth"; return 1; }
+		ex_sdebug_opts > $d/opts || { rq_fail "cannot set scsi_debug opts"; return 1; }
+		rq_detail scsi_debug "$(ex_sdebug_params) opts=$(ex_sdebug_opts) every_nth=$(cat $d/every_nth)" ;;
+	virtio) EX_DISKS=$(rq_disks_by_serial RQPATHVD01) || { rq_fail "no virtio-scsi disk RQPATHVD01"; return 1; } ;;
+	ahci) EX_DISKS=$(rq_qemu_disks ATA) || { rq_fail "no AHCI disk"; return 1; } ;;
+	*) rq_fail "unknown dev $EX_dev"; return 1 ;;
+	esac
+	EX_DISKS=$(echo "$EX_DISKS" | tr ' ' '\n' | grep . | head -n "$EX_paths" | tr '\n' ' ')
+}
+
+# ex_stack: EX_TOP, the device the workload runs on, and EX_QUEUES, every
+# request queue of the stack (for the scheduler).
+ex_stack() {
+	# shellcheck disable=SC2086 # the disks are words
+	set -- $EX_DISKS
+	EX_QUEUES="$*"
+	sectors=$(blockdev --getsz "$1")
+	case $EX_stack in
+	raw) EX_TOP=$1; return 0 ;;
+	linear) table="0 $sectors linear $1 0" ;;
+	multipath)
+		rq_modprobe dm-multipath || { rq_fail "modprobe dm-multipath failed"; return 1; }
+		paths=""
+		for p; do paths="$paths $(rq_devno "$p") 1"; done
+		table="0 $sectors multipath 0 0 1 1 service-time 0 $# 1$paths" ;;
+	rqpath)
+		rq_modprobe dm-rqpath || { rq_fail "modprobe dm-rqpath failed"; return 1; }
+		table="0 $sectors rqpath $# $(for p; do rq_devno "$p"; done | tr '\n' ' ')" ;;
+	*) rq_fail "unknown stack $EX_stack"; return 1 ;;
+	esac
+	if ! echo "$table" | dmsetup create "$EX_DM" > /tmp/ex-create.out 2>&1; then
+		rq_fail "dmsetup create '$table' failed: $(tail -n 2 /tmp/ex-create.out | tr '\n' ' ')"
+		return 1
+	fi
+	rq_detail dm_table "$table"
+	dm=$(rq_dm_blkname "$EX_DM") || { rq_fail "no dm-N for $EX_DM"; return 1; }
+	EX_TOP=/dev/$dm
+	[ -d "/sys/block/$dm/mq" ] && EX_QUEUES="$EX_QUEUES $EX_TOP"
+	return 0
+}
+
+ex_schedulers() {
+	for q in $EX_QUEUES; do
+		rq_set_scheduler "$q" "$EX_sched" || { rq_fail "cannot set scheduler $EX_sched on $q ($(cat "/sys/block/${q##*/}/queue/scheduler"))"; return 1; }
+	done
+}
+
+# ex_supported OP: the top device can do OP (a discard on a disk without
+# it proves nothing, and BLKZEROOUT would fall back to writes).
+ex_supported() {
+	q=/sys/block/${EX_TOP##*/}/queue
+	case $1 in
+	discard) [ "$(cat "$q/discard_max_bytes")" != 0 ] ;;
+	write_zeroes) [ "$(cat "$q/write_zeroes_max_bytes")" != 0 ] ;;
+	flush) grep -q 'write back' "$q/write_cache" ;;
+	*) true ;;
+	esac
+}
+
+# --- operations ---------------------------------------------------------------
+
+# ex_op_loop OP DEV OFFSET SECONDS: OP over DEV's region at OFFSET, one at a
+# time, for SECONDS; each completed one appends a line to /tmp/ex-ops.
+ex_op_loop() {
+	end=$(($(rq_cs) + $4 * 100))
+	while [ "$(rq_cs)" -lt "$end" ]; do
+		case $1 in
+		discard) blkdiscard -f -o "$3" -l $EX_OP_LEN "$2" ;;
+		write_zeroes) blkdiscard -f -z -o "$3" -l $EX_OP_LEN "$2" ;;
+		# busybox sync FILE is fsync(): a flush of a write-back queue.
+		flush) sync "$2" ;;
+		esac || { echo "fail $1 $?" >> /tmp/ex-ops; return 1; }
+		echo "done $1" >> /tmp/ex-ops
+	done
+}
+
+ex_rqcheck_args() {
+	a="--bs $EX_bs --qd $EX_qd --batch $EX_batch --engine $EX_engine --order $EX_order --prefill --passes 1000"
+	case $EX_order in
+	interleave*) [ "$EX_window" = 0 ] || a="$a --window $EX_window" ;;
+	esac
+	echo "$a --size ${EX_REGION_MB}m --time $(rq_workload_seconds "$EX_SECONDS")"
+}
+
+# ex_d_state PID: PID or one of its children sleeps in D state.
+ex_d_state() {
+	for st in /proc/[0-9]*/stat; do
+		read -r line < "$st" 2>/dev/null || continue
+		# shellcheck disable=SC2086 # the fields after "pid (comm) "
+		set -- ${line##*) }
+		[ "$1" = D ] || continue
+		p=${st#/proc/}
+		[ "${p%/stat}" = "$PID_OF_OP" ] || [ "$2" = "$PID_OF_OP" ] && return 0
+	done
+	return 1
+}
+
+# ex_stuck PID DEV FIELD: the operation of PID is livelocked on DEV: over
+# EX_STUCK_WINDOW seconds DEV handed requests back (block_rq_requeue, the
+# oracle's per-disk count) again and again, none of the op's kind completed
+# there (/sys/block/DEV/stat FIELD) and requests stayed in flight.  Records
+# every signal and the submitter's state; true only if all of them agree.
+ex_stuck() {
+	PID_OF_OP=$1 dev=${2##*/}
+	rq_oracle_read
+	r0=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
+	c0=$(rq_stat_field "$dev" "$3")
+	rq_sleep "$(rq_workload_seconds $EX_STUCK_WINDOW)" "stuck window"
+	rq_oracle_read
+	r1=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
+	c1=$(rq_stat_field "$dev" "$3")
+	inflight=$(awk '{ print $1 + $2 }' "/sys/block/$dev/inflight")
+	d_state=false
+	ex_d_state && d_state=true
+	requeues=$((${r1:-0} - ${r0:-0}))
+	rq_detail_json stuck "{\"requeues_in_window\": $requeues, \"completed_in_window\": $((c1 - c0)), \"in_flight\": $inflight, \"submitter_in_d_state\": $d_state}"
+	[ "$requeues" -ge 10 ] && [ "$c1" = "$c0" ] && [ "$inflight" -gt 0 ]
+}
+
+# The /sys/block/DEV/stat field that counts an op's completions:
+# discards 12, flushes 16, writes 5 (BLKZEROOUT's write zeroes too).
+ex_stat_field() {
+	case $1 in
+	discard) echo 12 ;;
+	flush) echo 16 ;;
+	*) echo 5 ;;
+	esac
+}
+
+# ex_wait_op PID OP DEADLINE: wait for the operation; at its deadline judge
+# it.  Sets EX_OUTCOME: ok, "exit N", livelocked or hung.
+ex_wait_op() {
+	rq_wait_pid "$1" "$3" > /dev/null 2>&1
+	rc=$?
+	case $rc in
+	0) EX_OUTCOME=ok ;;
+	124) if ex_stuck "$1" "$EX_TOP" "$(ex_stat_field "$2")"; then EX_OUTCOME=livelocked; else EX_OUTCOME=hung; fi ;;
+	*) EX_OUTCOME="exit $rc" ;;
+	esac
+}
+
+# --- the trial ----------------------------------------------------------------
+
+ex_trigger() { # OPS_COMPLETED
+	rq_oracle_read
+	requeues=$(awk '$1 == "disk" { n += $4 } END { print n + 0 }' /tmp/rq-oracle.txt)
+	candidates=$(awk '$1 == "disk" { n += $6 } END { print n + 0 }' /tmp/rq-oracle.txt)
+	rq_trigger explore operations_completed "$1" 1
+	rq_trigger explore requeues "$requeues" 0
+	rq_trigger explore merge_candidates "$candidates" 0
+}
+
+# ex_trial WORDS: run one trial and report its verdict.
+ex_trial() {
+	rq_detail trial "$1"
+	ex_parse "$1" || { rq_finish error; return; }
+	# tests/explore's settings, or the scenario file's own.
+	[ -n "${EX_SECONDS:-}" ] || EX_SECONDS=$(sed -n 's/^seconds=//p' /rqpath/explore/settings 2>/dev/null)
+	[ -n "$EX_SECONDS" ] || { rq_fail "no trial seconds (EX_SECONDS or /rqpath/explore/settings)"; rq_finish error; return; }
+	rq_phase setup
+	if ! { ex_disks && ex_stack && ex_schedulers; }; then
+		rq_finish error
+		return
+	fi
+	rq_detail top "$EX_TOP"
+	side=${EX_op#rw+}
+	[ "$side" = rw ] && side=""
+	if [ -n "$side" ] && ! ex_supported "$side"; then
+		rq_result skipped "$EX_TOP cannot do $side ($EX_dev, sd_discard=$EX_sd_discard, sd_cache=$EX_sd_cache)"
+		return
+	fi
+	: > /tmp/ex-ops
+	target=$EX_TOP
+	if [ "$EX_fs" = ext4 ]; then
+		mkfs.ext4 -q -F "$EX_TOP" > /tmp/ex-mkfs.out 2>&1 || { rq_fail "mkfs.ext4 failed: $(tail -n 1 /tmp/ex-mkfs.out)"; rq_finish error; return; }
+		mkdir -p $EX_MNT
+		mount -t ext4 "$EX_TOP" $EX_MNT || { rq_fail "mount failed"; rq_finish error; return; }
+		target=$EX_MNT/rqcheck.dat
+		dd if=/dev/zero of="$target" bs=1M count=$EX_REGION_MB 2> /dev/null || { rq_fail "cannot make $target"; rq_finish error; return; }
+	fi
+	rq_phase workload
+	deadline=$(rq_workload_seconds $((EX_SECONDS + EX_OP_DEADLINE)))
+	side_pid=""
+	if [ -n "$side" ]; then
+		side_dev=$EX_TOP
+		[ "$EX_fs" = ext4 ] && side_dev=$target
+		ex_op_loop "$side" "$side_dev" $((EX_REGION_MB << 20)) "$(rq_workload_seconds "$EX_SECONDS")" &
+		side_pid=$!
+	fi
+	rw_pid=""
+	if [ "${EX_op%%+*}" = rw ]; then
+		# shellcheck disable=SC2046
+		rqcheck $(ex_rqcheck_args) --json /tmp/rqcheck.json "$target" > /tmp/rqcheck.txt 2>&1 &
+		rw_pid=$!
+		rq_detail rqcheck_args "$(ex_rqcheck_args)"
+	fi
+	verdict=clean
+	if [ -n "$side_pid" ]; then
+		ex_wait_op "$side_pid" "$side" "$deadline"
+		case $EX_OUTCOME in
+		ok) ;;
+		exit*) rq_fail "$side failed: $(grep -v '^done' /tmp/ex-ops | head -n 1)" ;;
+		livelocked) verdict=livelocked ;;
+		hung) rq_fail "a $side did not complete in ${deadline}s, and not every livelock signal agrees" ;;
+		esac
+	fi
+	if [ -n "$rw_pid" ] && [ "$verdict" != livelocked ]; then
+		ex_wait_op "$rw_pid" rw "$deadline"
+		case $EX_OUTCOME in
+		ok) verdict=$(rq_rqcheck_verdict 0 /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
+		exit*) verdict=$(rq_rqcheck_verdict "${EX_OUTCOME#exit }" /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
+		livelocked) verdict=livelocked ;;
+		hung) rq_fail "rqcheck did not complete in ${deadline}s, and not every livelock signal agrees" ;;
+		esac
+	fi
+	rq_phase evidence
+	ops=$(grep -c '^done' /tmp/ex-ops)
+	[ -n "$rw_pid" ] && jq -e '.totals.blocks_verified > 0' /tmp/rqcheck.json > /dev/null 2>&1 && ops=$((ops + 1))
+	ex_trigger "$ops"
+	if [ "$verdict" = livelocked ] || rq_failed; then
+		rq_allow_report "INFO: task .* blocked for more than" "the trial's operation is stuck"
+		rq_unusable "a trial operation is stuck in D state"
+	fi
+	[ "$EX_fs" = ext4 ] && [ "$verdict" != livelocked ] && ! rq_failed && umount $EX_MNT
+	rq_finish "$verdict"
+}
+
+ex_scenario() { # NAME: a tests/explore trial from the image's trial list
+	line=$(grep "^$1 " /rqpath/explore/trials 2>/dev/null | head -n 1)
+	[ -n "$line" ] || { rq_result error "no trial $1 in /rqpath/explore/trials"; return; }
+	ex_trial "${line#* }"
+}

@@ -1,0 +1,171 @@
+"""tests/explore's configuration space, trials and minimization.
+
+A trial is a dict of dimension -> value drawn from tests/explore.toml; the
+guest runs it from its one-line form (tests/guest/explore.sh).  Everything
+here is pure (no guest, no clock), so that a trial is reproducible from
+(seed, number) and the minimization's choices can be tested on the host.
+"""
+
+import hashlib
+import os
+import random
+import subprocess
+import tempfile
+import tomllib
+
+from .kernels import cache_dir
+
+SPACE = os.path.join(os.path.dirname(__file__), "..", "explore.toml")
+
+# What a trial found, against what the suite's oracles say when nothing
+# broke.  error (the trial could not do its job) and skipped (the device
+# cannot do what was drawn) are counted, never findings.
+FINDINGS = ("corrupted", "violated", "livelocked", "warned", "hung", "crashed")
+
+# QEMU hardware (tests/harness/guest.py, Hardware) each device needs.
+HARDWARE = {"sdebug": [], "virtio": ["virtio-disk"], "ahci": ["ahci-disk"]}
+
+
+class SpaceError(Exception):
+    pass
+
+
+class Space:
+    def __init__(self, path=SPACE):
+        try:
+            with open(path, "rb") as f:
+                doc = tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise SpaceError(f"{path}: {e}")
+        self.path = path
+        self.trial_seconds = int(doc.get("trial_seconds", 12))
+        self.dims = {}
+        self.weights = {}
+        for name, d in doc.get("dimension", {}).items():
+            values = d.get("values")
+            if not values or not all(isinstance(v, str) and v for v in values):
+                raise SpaceError(f"{path}: dimension {name} needs a list of non-empty string values")
+            if any(c.isspace() or c == "=" for v in values for c in v):
+                raise SpaceError(f"{path}: dimension {name}: a value may hold no space or '='")
+            self.dims[name] = values
+            weights = d.get("weights", [1] * len(values))
+            if len(weights) != len(values) or not all(isinstance(w, int) and w >= 0 for w in weights) \
+                    or not any(weights):
+                raise SpaceError(f"{path}: dimension {name}: one whole weight per value, not all 0")
+            self.weights[name] = weights
+        self.constraints = []
+        for i, c in enumerate(doc.get("constraint", [])):
+            when = {k: v if isinstance(v, list) else [v] for k, v in c.get("when", {}).items()}
+            allow = c.get("allow", {})
+            for k, vs in list(when.items()) + list(allow.items()):
+                if k not in self.dims or not all(v in self.dims[k] for v in vs):
+                    raise SpaceError(f"{path}: constraint {i + 1} names {k}={vs}, not in the space")
+            self.constraints.append((when, allow))
+
+    def plain(self):
+        return self.normalize({k: vs[0] for k, vs in self.dims.items()})
+
+    def normalize(self, trial):
+        """TRIAL made consistent by the constraints, in file order."""
+        t = dict(trial)
+        for when, allow in self.constraints:
+            if all(t[k] in vs for k, vs in when.items()):
+                for k, vs in allow.items():
+                    if t[k] not in vs:
+                        t[k] = vs[0]
+        return t
+
+    def draw(self, seed, number):
+        """Trial NUMBER of a campaign of SEED: the same on every run."""
+        rng = random.Random(f"rqpath-explore:{seed}:{number}")
+        return self.normalize({k: rng.choices(vs, self.weights[k])[0] for k, vs in self.dims.items()})
+
+    def encode(self, trial):
+        return " ".join(f"{k}={trial[k]}" for k in self.dims)
+
+    def decode(self, line):
+        t = dict(w.split("=", 1) for w in line.split())
+        if sorted(t) != sorted(self.dims):
+            raise SpaceError(f"trial '{line}' does not name each dimension of the space once")
+        for k, v in t.items():
+            if v not in self.dims[k]:
+                raise SpaceError(f"trial '{line}': {k}={v} is not in the space")
+        return t
+
+    def reductions(self, trial):
+        """The one-step plainer trials of TRIAL: (dimension, trial) with
+        that dimension put back to its plainest value, consistent again,
+        for every dimension where that changes the trial."""
+        for k, vs in self.dims.items():
+            if trial[k] != vs[0]:
+                t = self.normalize({**trial, k: vs[0]})
+                if t != trial:
+                    yield k, t
+
+    def distance(self, trial):
+        """How many dimensions of TRIAL are not at their plainest value."""
+        return sum(trial[k] != vs[0] for k, vs in self.dims.items())
+
+
+def hardware(trial):
+    return HARDWARE[trial["dev"]]
+
+
+def trial_id(trial_line):
+    return hashlib.sha256(trial_line.encode()).hexdigest()[:10]
+
+
+def reproduces(verdicts, found, need):
+    """A minimization step keeps a change when at least NEED of its
+    repeats came out with the verdict FOUND."""
+    return sum(v == found for v in verdicts) >= need
+
+
+def layer(trials, seconds):
+    """The guest image layer with the trial list (NAME line per trial) and
+    the settings, in the cache, named by its content."""
+    text = "".join(f"{name} {line}\n" for name, line in trials)
+    settings = f"seconds={seconds}\n"
+    key = hashlib.sha256((text + settings).encode()).hexdigest()[:16]
+    out = os.path.join(cache_dir(), "initramfs", f"explore-{key}.cpio")
+    if os.path.exists(out):
+        return out
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with tempfile.TemporaryDirectory() as root:
+        d = os.path.join(root, "rqpath", "explore")
+        os.makedirs(d)
+        with open(os.path.join(d, "trials"), "w") as f:
+            f.write(text)
+        with open(os.path.join(d, "settings"), "w") as f:
+            f.write(settings)
+        names = "./rqpath\n./rqpath/explore\n./rqpath/explore/trials\n./rqpath/explore/settings\n"
+        with open(out + ".tmp", "wb") as f:
+            subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=root,
+                           input=names.encode(), stdout=f, check=True)
+    os.rename(out + ".tmp", out)
+    return out
+
+
+def scenario_text(name, space, trial, tree, stage, verdict, how):
+    """A minimized finding as a scenario file: VERDICT expected on STAGE of
+    TREE, clean elsewhere.  HOW says how it was found (seed, trial)."""
+    line = space.encode(trial)
+    return (f"# shellcheck shell=sh\n"
+            f"# rqpath scenario: {name}\n"
+            f"# summary: found by tests/explore ({how}), minimized: {verdict} on {tree}:{stage}\n"
+            f"# expect: clean; {tree}:{stage}={verdict}\n"
+            f"# boot: {'own' if verdict == 'livelocked' else 'shared'}\n"
+            f"# timeout: {scenario_timeout(space)}\n"
+            + (f"# qemu: {' '.join(hardware(trial))}\n" if hardware(trial) else "")
+            + "\n"
+            f"# shellcheck source=tests/guest/explore.sh\n"
+            f". /rqpath/explore.sh\n\n"
+            f"scenario_run() {{\n"
+            f"\tEX_SECONDS={space.trial_seconds} ex_trial '{line}'\n"
+            f"}}\n")
+
+
+def scenario_timeout(space):
+    """Guest seconds a trial may take: setup, its workload, an operation's
+    deadline and the livelock window (tests/guest/explore.sh), cleanup."""
+    return 60 + space.trial_seconds + 20 + 3 + 30

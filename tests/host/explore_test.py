@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Host tests of tests/explore's space, trials and minimization choices
+(tests/harness/explore.py).  Nothing is booted.
+
+  python3 tests/host/explore_test.py [-v]
+"""
+
+import os
+import sys
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import explore, scenarios  # noqa: E402
+
+SMALL = """
+trial_seconds = 5
+[dimension.dev]
+values = ["sdebug", "virtio"]
+[dimension.busy]
+values = ["none", "host"]
+weights = [0, 1]
+[dimension.qd]
+values = ["1", "8"]
+[dimension.batch]
+values = ["1", "4"]
+[[constraint]]
+when = { dev = "virtio" }
+allow = { busy = ["none"] }
+[[constraint]]
+when = { qd = "1" }
+allow = { batch = ["1"] }
+"""
+
+
+def space_of(text):
+    with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+        f.write(text)
+    try:
+        return explore.Space(f.name)
+    finally:
+        os.unlink(f.name)
+
+
+class SpaceTest(unittest.TestCase):
+    def test_the_projects_space_loads_and_its_trials_are_consistent(self):
+        s = explore.Space()
+        for n in range(200):
+            t = s.draw(1, n)
+            self.assertEqual(t, s.normalize(t), f"trial {n} is not consistent")
+            self.assertEqual(s.decode(s.encode(t)), t)
+            self.assertLessEqual(int(t["batch"]), int(t["qd"]))
+
+    def test_a_trial_is_the_same_for_the_same_seed_and_number(self):
+        s = explore.Space()
+        self.assertEqual(s.draw(42, 7), s.draw(42, 7))
+        self.assertNotEqual([s.draw(42, n) for n in range(20)], [s.draw(43, n) for n in range(20)])
+
+    def test_constraints_and_weights(self):
+        s = space_of(SMALL)
+        for n in range(100):
+            t = s.draw(3, n)
+            if t["dev"] == "virtio":
+                self.assertEqual(t["busy"], "none")
+            else:
+                self.assertEqual(t["busy"], "host", "weight 0 is never drawn")
+            if t["qd"] == "1":
+                self.assertEqual(t["batch"], "1")
+
+    def test_a_bad_space_is_one_clear_error(self):
+        for text, says in (("[dimension.a]\nvalues = []\n", "dimension a"),
+                           ("[dimension.a]\nvalues = ['x y']\n", "no space"),
+                           ("[dimension.a]\nvalues = ['x']\nweights = [1, 2]\n", "weight"),
+                           ("[dimension.a]\nvalues = ['x']\n[[constraint]]\nwhen = { b = 'x' }\n", "constraint 1"),
+                           ("[dimension.a\n", "")):
+            with self.assertRaises(explore.SpaceError) as cm:
+                space_of(text)
+            self.assertIn(says, str(cm.exception))
+
+    def test_decode_refuses_a_trial_outside_the_space(self):
+        s = space_of(SMALL)
+        with self.assertRaises(explore.SpaceError):
+            s.decode("dev=sdebug busy=host qd=8")
+        with self.assertRaises(explore.SpaceError):
+            s.decode("dev=nvme busy=host qd=8 batch=4")
+
+
+class MinimizeTest(unittest.TestCase):
+    def test_reductions_put_one_dimension_back_and_stay_consistent(self):
+        s = space_of(SMALL)
+        t = {"dev": "sdebug", "busy": "host", "qd": "8", "batch": "4"}
+        got = dict(s.reductions(t))
+        self.assertEqual(sorted(got), ["batch", "busy", "qd"])
+        self.assertEqual(got["qd"], {"dev": "sdebug", "busy": "host", "qd": "1", "batch": "1"})
+        self.assertEqual(got["busy"]["busy"], "none")
+        self.assertEqual(list(s.reductions(s.plain())), [])
+        self.assertEqual(s.distance(t), 3)
+
+    def test_a_step_is_kept_only_when_enough_repeats_reproduce(self):
+        self.assertTrue(explore.reproduces(["corrupted", "clean"], "corrupted", 1))
+        self.assertFalse(explore.reproduces(["corrupted", "clean"], "corrupted", 2))
+        self.assertFalse(explore.reproduces(["violated", "error"], "corrupted", 1))
+
+
+class ScenarioFileTest(unittest.TestCase):
+    def test_a_minimized_finding_is_a_scenario_the_suite_loads(self):
+        s = explore.Space()
+        t = s.normalize({**s.plain(), "dev": "virtio", "op": "rw+flush"})
+        name = "explore-livelocked-" + explore.trial_id(s.encode(t))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, name + ".sh")
+            with open(path, "w") as f:
+                f.write(explore.scenario_text(name, s, t, "6.1", "ffe81d45322c", "livelocked", "seed 1, trial 2"))
+            sc = scenarios.Scenario(path)
+        self.assertEqual(sc.expected("ffe81d45322c", "6.1"), ("livelocked",))
+        self.assertEqual(sc.expected("ffe81d45322c", "6.12"), ("clean",))
+        self.assertEqual(sc.expected("stock", "6.1"), ("clean",))
+        self.assertEqual(sc.hardware, ["virtio-disk"])
+        self.assertEqual(sc.boot, "own")
+
+
+if __name__ == "__main__":
+    unittest.main()

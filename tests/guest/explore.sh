@@ -31,8 +31,10 @@
 EX_KEYS="dev paths sd_queue sd_submit_queues sd_busy sd_nth sd_delay sd_cache sd_discard stack sched op fs engine bs order window qd batch"
 EX_DM=rqex
 EX_MNT=/mnt/explore
-# Region of rqcheck on a raw device, and of the op loop after it.
-EX_REGION_MB=8
+# rqcheck's region is EX_BLOCKS blocks of the trial's size (a generation
+# of 512-byte blocks at queue depth 1 on a 1 ms device must still end well
+# inside an operation's deadline); the op loop's region follows it.
+EX_BLOCKS=512
 EX_OP_LEN=1048576
 # Seconds an operation may take, before the kernel's slowdown, and the
 # window over which a stuck one must keep being handed back.
@@ -85,6 +87,16 @@ ex_sdebug_opts() {
 	echo $o
 }
 
+# The serial of the disk behind each QEMU HBA (tests/harness/guest.py).
+ex_hba_serial() {
+	case $1 in
+	megasas) echo RQPATHMEGA1 ;;
+	lsi) echo RQPATHLSI01 ;;
+	mptsas) echo RQPATHMPT01 ;;
+	pvscsi) echo RQPATHPVS01 ;;
+	esac
+}
+
 # ex_disks: EX_DISKS, the disks under the stack.
 ex_disks() {
 	case $EX_dev in
@@ -101,6 +113,9 @@ ex_disks() {
 		rq_detail scsi_debug "$(ex_sdebug_params) opts=$(ex_sdebug_opts) every_nth=$(cat $d/every_nth)" ;;
 	virtio) EX_DISKS=$(rq_disks_by_serial RQPATHVD01) || { rq_fail "no virtio-scsi disk RQPATHVD01"; return 1; } ;;
 	ahci) EX_DISKS=$(rq_qemu_disks ATA) || { rq_fail "no AHCI disk"; return 1; } ;;
+	megasas|lsi|mptsas|pvscsi)
+		serial=$(ex_hba_serial "$EX_dev")
+		EX_DISKS=$(rq_disks_by_serial "$serial") || { rq_fail "no $EX_dev disk $serial"; return 1; } ;;
 	*) rq_fail "unknown dev $EX_dev"; return 1 ;;
 	esac
 	EX_DISKS=$(echo "$EX_DISKS" | tr ' ' '\n' | grep . | head -n "$EX_paths" | tr '\n' ' ')
@@ -119,8 +134,8 @@ ex_stack() {
 	multipath)
 		rq_modprobe dm-multipath || { rq_fail "modprobe dm-multipath failed"; return 1; }
 		paths=""
-		for p; do paths="$paths $(rq_devno "$p") 1"; done
-		table="0 $sectors multipath 0 0 1 1 service-time 0 $# 1$paths" ;;
+		for p; do paths="$paths $(rq_devno "$p") 1000"; done
+		table="0 $sectors multipath 0 0 1 1 round-robin 0 $# 1$paths" ;;
 	rqpath)
 		rq_modprobe dm-rqpath || { rq_fail "modprobe dm-rqpath failed"; return 1; }
 		table="0 $sectors rqpath $# $(for p; do rq_devno "$p"; done | tr '\n' ' ')" ;;
@@ -172,12 +187,19 @@ ex_op_loop() {
 	done
 }
 
+ex_region_bytes() {
+	case $EX_bs in
+	*k) echo $((${EX_bs%k} * 1024 * EX_BLOCKS)) ;;
+	*) echo $((EX_bs * EX_BLOCKS)) ;;
+	esac
+}
+
 ex_rqcheck_args() {
 	a="--bs $EX_bs --qd $EX_qd --batch $EX_batch --engine $EX_engine --order $EX_order --prefill --passes 1000"
 	case $EX_order in
 	interleave*) [ "$EX_window" = 0 ] || a="$a --window $EX_window" ;;
 	esac
-	echo "$a --size ${EX_REGION_MB}m --time $(rq_workload_seconds "$EX_SECONDS")"
+	echo "$a --size $(ex_region_bytes) --time $(rq_workload_seconds "$EX_SECONDS")"
 }
 
 # ex_d_state PID: PID or one of its children sleeps in D state.
@@ -193,20 +215,22 @@ ex_d_state() {
 	return 1
 }
 
-# ex_stuck PID DEV FIELD: the operation of PID is livelocked on DEV: over
+# ex_stuck PID DEV OP: the operation of PID is livelocked on DEV: over
 # EX_STUCK_WINDOW seconds DEV handed requests back (block_rq_requeue, the
-# oracle's per-disk count) again and again, none of the op's kind completed
-# there (/sys/block/DEV/stat FIELD) and requests stayed in flight.  Records
-# every signal and the submitter's state; true only if all of them agree.
+# oracle's per-disk count) again and again, none of OP's kind completed
+# there (/sys/block/DEV/stat) and requests stayed in flight.  Records every
+# signal and the submitter's state; true only if all of them agree.
 ex_stuck() {
-	PID_OF_OP=$1 dev=${2##*/}
+	PID_OF_OP=$1 dev=${2##*/} fields=$(ex_stat_fields "$3")
 	rq_oracle_read
 	r0=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
-	c0=$(rq_stat_field "$dev" "$3")
+	# shellcheck disable=SC2086 # the fields are words
+	c0=$(ex_completions "$dev" $fields)
 	rq_sleep "$(rq_workload_seconds $EX_STUCK_WINDOW)" "stuck window"
 	rq_oracle_read
 	r1=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
-	c1=$(rq_stat_field "$dev" "$3")
+	# shellcheck disable=SC2086 # the fields are words
+	c1=$(ex_completions "$dev" $fields)
 	inflight=$(awk '{ print $1 + $2 }' "/sys/block/$dev/inflight")
 	d_state=false
 	ex_d_state && d_state=true
@@ -215,14 +239,22 @@ ex_stuck() {
 	[ "$requeues" -ge 10 ] && [ "$c1" = "$c0" ] && [ "$inflight" -gt 0 ]
 }
 
-# The /sys/block/DEV/stat field that counts an op's completions:
-# discards 12, flushes 16, writes 5 (BLKZEROOUT's write zeroes too).
-ex_stat_field() {
+# The /sys/block/DEV/stat fields that count an op's completions:
+# discards 12, flushes 16, writes 5 (BLKZEROOUT's write zeroes too),
+# reads 1 and writes 5 for rqcheck.
+ex_stat_fields() {
 	case $1 in
 	discard) echo 12 ;;
 	flush) echo 16 ;;
-	*) echo 5 ;;
+	write_zeroes) echo 5 ;;
+	*) echo 1 5 ;;
 	esac
+}
+
+ex_completions() { # DEV FIELD...
+	_dev=$1
+	shift
+	awk -v f="$*" '{ n = split(f, fs, " "); for (i = 1; i <= n; i++) s += $fs[i]; print s + 0 }' "/sys/block/$_dev/stat"
 }
 
 # ex_wait_op PID OP DEADLINE: wait for the operation; at its deadline judge
@@ -232,18 +264,20 @@ ex_wait_op() {
 	rc=$?
 	case $rc in
 	0) EX_OUTCOME=ok ;;
-	124) if ex_stuck "$1" "$EX_TOP" "$(ex_stat_field "$2")"; then EX_OUTCOME=livelocked; else EX_OUTCOME=hung; fi ;;
+	124) if ex_stuck "$1" "$EX_TOP" "$2"; then EX_OUTCOME=livelocked; else EX_OUTCOME=hung; fi ;;
 	*) EX_OUTCOME="exit $rc" ;;
 	esac
 }
 
 # --- the trial ----------------------------------------------------------------
 
-ex_trigger() { # OPS_COMPLETED
+# The trial's workload ran: an operation completed, or one was judged
+# stuck with every signal.  Requeues and merge candidates are measured.
+ex_trigger() { # OPERATIONS_JUDGED
 	rq_oracle_read
 	requeues=$(awk '$1 == "disk" { n += $4 } END { print n + 0 }' /tmp/rq-oracle.txt)
 	candidates=$(awk '$1 == "disk" { n += $6 } END { print n + 0 }' /tmp/rq-oracle.txt)
-	rq_trigger explore operations_completed "$1" 1
+	rq_trigger explore operations_judged "$1" 1
 	rq_trigger explore requeues "$requeues" 0
 	rq_trigger explore merge_candidates "$candidates" 0
 }
@@ -274,7 +308,7 @@ ex_trial() {
 		mkdir -p $EX_MNT
 		mount -t ext4 "$EX_TOP" $EX_MNT || { rq_fail "mount failed"; rq_finish error; return; }
 		target=$EX_MNT/rqcheck.dat
-		dd if=/dev/zero of="$target" bs=1M count=$EX_REGION_MB 2> /dev/null || { rq_fail "cannot make $target"; rq_finish error; return; }
+		dd if=/dev/zero of="$target" bs="$EX_bs" count=$EX_BLOCKS 2> /dev/null || { rq_fail "cannot make $target"; rq_finish error; return; }
 	fi
 	rq_phase workload
 	deadline=$(rq_workload_seconds $((EX_SECONDS + EX_OP_DEADLINE)))
@@ -282,7 +316,7 @@ ex_trial() {
 	if [ -n "$side" ]; then
 		side_dev=$EX_TOP
 		[ "$EX_fs" = ext4 ] && side_dev=$target
-		ex_op_loop "$side" "$side_dev" $((EX_REGION_MB << 20)) "$(rq_workload_seconds "$EX_SECONDS")" &
+		ex_op_loop "$side" "$side_dev" "$(ex_region_bytes)" "$(rq_workload_seconds "$EX_SECONDS")" &
 		side_pid=$!
 	fi
 	rw_pid=""
@@ -313,6 +347,7 @@ ex_trial() {
 	fi
 	rq_phase evidence
 	ops=$(grep -c '^done' /tmp/ex-ops)
+	[ "$verdict" = livelocked ] && ops=$((ops + 1))
 	[ -n "$rw_pid" ] && jq -e '.totals.blocks_verified > 0' /tmp/rqcheck.json > /dev/null 2>&1 && ops=$((ops + 1))
 	ex_trigger "$ops"
 	if [ "$verdict" = livelocked ] || rq_failed; then

@@ -694,7 +694,13 @@ rq_cleanup() {
 		dmsetup message "$(cat "$d")" 0 fail_if_no_path > /dev/null 2>&1
 	done
 	dmsetup remove_all > /dev/null 2>&1
-	for m in dm_rqpath dm_round_robin dm_multipath scsi_debug; do
+	# The schedulers too, off every disk that stays: once loaded,
+	# mq-deadline would be the default of every new single-queue disk
+	# (qemu/rqpath.config).
+	for q in /sys/block/*/queue/scheduler; do
+		grep -q '\[none\]' "$q" 2>/dev/null || echo none > "$q" 2>/dev/null
+	done
+	for m in dm_rqpath dm_round_robin dm_multipath scsi_debug mq_deadline kyber_iosched bfq; do
 		if [ -d "/sys/module/$m" ] && ! rmmod "$m" 2>/dev/null; then
 			echo "cannot unload $m" >> /tmp/rq-cleanup.txt
 		fi

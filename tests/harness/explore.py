@@ -23,7 +23,9 @@ SPACE = os.path.join(os.path.dirname(__file__), "..", "explore.toml")
 FINDINGS = ("corrupted", "violated", "livelocked", "warned", "hung", "crashed")
 
 # QEMU hardware (tests/harness/guest.py, Hardware) each device needs.
-HARDWARE = {"sdebug": [], "virtio": ["virtio-disk"], "ahci": ["ahci-disk"]}
+HARDWARE = {"sdebug": [], "virtio": ["virtio-disk"], "ahci": ["ahci-disk"],
+            "megasas": ["megasas-disk"], "lsi": ["lsi-disk"], "mptsas": ["mptsas-disk"],
+            "pvscsi": ["pvscsi-disk"]}
 
 
 class SpaceError(Exception):

@@ -125,6 +125,26 @@ class Hardware:
                 "-drive", f"file={img},if=none,id=mq0,format=raw,cache=none,discard=unmap",
                 "-device", "scsi-hd,drive=mq0,bus=vscsimq.0,serial=RQPATHMQ01"]
 
+    def _hba_disk(self, hba, tag, serial):
+        # One disk behind one of QEMU's emulated SCSI HBAs, driven by its
+        # real Linux driver: each has its own way of answering busy.
+        img = self._image(f"{tag}.img", 256)
+        return ["-device", f"{hba},id={tag}",
+                "-drive", f"file={img},if=none,id={tag}d,format=raw,cache=none,discard=unmap",
+                "-device", f"scsi-hd,drive={tag}d,bus={tag}.0,serial={serial}"]
+
+    def _megasas_disk(self):
+        return self._hba_disk("megasas", "mega", "RQPATHMEGA1")
+
+    def _lsi_disk(self):
+        return self._hba_disk("lsi53c895a", "lsi", "RQPATHLSI01")
+
+    def _mptsas_disk(self):
+        return self._hba_disk("mptsas1068", "mpt", "RQPATHMPT01")
+
+    def _pvscsi_disk(self):
+        return self._hba_disk("pvscsi", "pvs", "RQPATHPVS01")
+
     def _virtio_disk(self):
         # One virtio-scsi disk, one request queue, discard passed through.
         img = self._image("disk.img", 256)

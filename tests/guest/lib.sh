@@ -179,8 +179,12 @@ rq_cs() {
 }
 
 rq_wait() { # SECONDS WHAT CMD...
-	_end=$(($(rq_cs) + $(echo "$1" | awk '{ printf "%d", $1 * 100 }')))
-	_what=$2 _t0=$(rq_now)
+	# The start first and the bound from that same reading: a bound taken
+	# before the start (an awk apart, long on a loaded host) gave up before
+	# SECONDS had passed by the clock the wait is recorded with.
+	_t0=$(rq_now)
+	_end=$(echo "$_t0 $1" | awk '{ printf "%d", ($1 + $2) * 100 + 0.5 }')
+	_what=$2
 	shift 2
 	until "$@"; do
 		if [ "$(rq_cs)" -ge "$_end" ]; then

@@ -25,6 +25,7 @@ import tempfile
 import time
 
 from .kernels import HarnessError, cache_dir, log
+from .scenarios import VERDICTS
 
 # Console lines that mean the guest kernel died.
 CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG at",
@@ -35,6 +36,45 @@ def line_at(text, i):
     """The rest of TEXT's line from index I, without reading past it."""
     end = text.find("\n", i)
     return text[i:] if end < 0 else text[i:end]
+
+
+def parse_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def verdict_object(text):
+    """The object of a RESULT line, and what is wrong with it (None: nothing)."""
+    r = parse_json(text)
+    if r is None:
+        return None, "not JSON"
+    if not isinstance(r, dict):
+        return None, "not an object"
+    if r.get("verdict") not in VERDICTS:
+        return r, f"no verdict the harness knows ({r.get('verdict')!r})"
+    if not all(isinstance(r.get(k) or {}, dict) for k in ("details", "timing")):
+        return r, "details or timing not an object"
+    return r, None
+
+
+def checked_object(text, line):
+    """The object of a CHECKED line; one that cannot be read is a report
+    of its own, so the scenario is not judged clean on it."""
+    chk = parse_json(text)
+    if isinstance(chk, dict) and all(isinstance(chk.get(k) or [], list)
+                                     for k in ("new_reports", "cleanup_problems", "kmemleak")):
+        return chk
+    return {"new_reports": [f"unreadable post-cleanup check: {line[:200]}"]}
+
+
+def bad_line_result(name, why, line):
+    """The result of a scenario whose protocol line the harness cannot
+    read: `error`, naming the line, and the boot goes on (a malformed line
+    once raised here and ended the whole run without its matrix)."""
+    return {"scenario": name, "verdict": "error", "seconds": None,
+            "details": {"reason": f"the guest's protocol line is unreadable ({why}): {line[:200]}"}}
 
 
 QEMU = os.environ.get("RQPATH_QEMU", "qemu-system-x86_64")
@@ -358,22 +398,18 @@ class Boot:
             self.boot_seconds = round(now - self.started, 1)
             return now + 30 * self.slowdown
         if kind == "RQPATH-START":
-            st = self._state(rest.split()[0])
+            st = self._state((rest.split() or [None])[0])
             if st is not None:
                 st.started_at = now
                 return now + st.scenario.timeout * self.slowdown
         elif kind == "RQPATH-RESULT":
-            try:
-                r = json.loads(rest)
-            except ValueError:
-                st = self._running()
+            r, why = verdict_object(rest)
+            st = self._state(r.get("scenario")) if isinstance(r, dict) else None
+            if why:
+                # Whose it is, if it says; else the scenario running.
+                st = st or self._running()
                 if st is not None:
-                    st.result = {"scenario": st.scenario.name, "verdict": "error", "seconds": None,
-                                 "details": {"reason": "the guest's verdict line is not JSON: "
-                                                       + rest[:200]}}
-                    st.result_at = now
-                return deadline
-            st = self._state(r.get("scenario"))
+                    r = bad_line_result(st.scenario.name, why, line)
             if st is not None:
                 st.result, st.result_at = r, now
                 return now + CHECK_DEADLINE * self.slowdown
@@ -381,11 +417,10 @@ class Boot:
             name, _, js = rest.partition(" ")
             st = self._state(name)
             if st is not None:
-                try:
-                    st.checked = json.loads(js)
-                except ValueError:
-                    st.checked = {"new_reports": ["unreadable post-cleanup check"]}
+                st.checked = checked_object(js, line)
                 st.checked_at = now
+                if st.result is None:
+                    st.result = bad_line_result(name, "a post-cleanup check without a verdict", line)
                 self._finalise(st)
                 return now + 30 * self.slowdown
         elif kind == "RQPATH-STOP":

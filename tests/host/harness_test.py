@@ -211,6 +211,28 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rs["a"]["verdict"], "error")
         self.assertIn("not JSON", rs["a"]["details"]["reason"])
 
+    def test_a_verdict_line_without_a_verdict_is_an_error(self):
+        """A RESULT line without a verdict (or not an object) is that
+        scenario's error, naming the line; the boot goes on."""
+        for bad in ('{"scenario": "a", "seconds": 1.0}', '["a", "clean"]'):
+            lines = self.booted() + [{"to": "results", "line": "RQPATH-START"}] + ok_scenario("a")[:2] + [
+                {"to": "results", "line": "RQPATH-RESULT " + bad}] + ok_scenario("a")[3:] + \
+                ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+            rs, _ = self.boot({"lines": lines})
+            self.assertEqual(rs["a"]["verdict"], "error", bad)
+            self.assertIn(bad, rs["a"]["details"]["reason"])
+            self.assertEqual(rs["b"]["verdict"], "clean")
+
+    def test_a_check_without_a_verdict_is_an_error(self):
+        """A CHECKED line for a scenario that sent no verdict is its error,
+        naming the line; the boot goes on."""
+        lines = self.booted() + ok_scenario("a")[:2] + ok_scenario("a")[3:] + \
+            ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertIn("RQPATH-CHECKED a", rs["a"]["details"]["reason"])
+        self.assertEqual(rs["b"]["verdict"], "clean")
+
     def test_no_verdict_within_timeout(self):
         lines = self.booted() + [{"to": "results", "line": "RQPATH-START a t=1.0"}]
         rs, b = self.boot({"lines": lines, "hang": True}, timeout=2)

@@ -182,6 +182,19 @@ rq_scenario_begin x
         self.assertEqual(verdict, "warned")
         self.assertEqual(after["new_reports"], [late])
 
+    def test_the_check_sends_the_patterns_the_scenario_allowed(self):
+        """The harness reads the console after the check, where what the
+        scenario left behind may report again (its stuck task): it needs the
+        patterns, not only the reports the verdict saw."""
+        d = self.dir
+        result, output = self.run_guest(
+            'rq_allow_report "task (blkdiscard|dd):[0-9]+ blocked for more than" "stuck on purpose"\n'
+            'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"\n'
+            f'rq_kmemleak_scan() {{ echo 0; }}\n: > {d}/rq-cleanup.txt\n: > {d}/rq-kmemleak-head.txt\n'
+            'rq_check_after 1.5')
+        self.assertIsNotNone(result, output)
+        self.assertEqual(self.checked()["allowed_reports"], ["task (blkdiscard|dd):[0-9]+ blocked for more than"])
+
     def test_details_keep_their_kinds(self):
         _, _, details = self.verdict(
             'rq_detail s \'a "quoted" string\'\nrq_detail_json j \'{"k": [1, 2]}\'\n'

@@ -179,8 +179,12 @@ rq_cs() {
 }
 
 rq_wait() { # SECONDS WHAT CMD...
-	_end=$(($(rq_cs) + $(echo "$1" | awk '{ printf "%d", $1 * 100 }')))
-	_what=$2 _t0=$(rq_now)
+	# The start first and the bound from that same reading: a bound taken
+	# before the start (an awk apart, long on a loaded host) gave up before
+	# SECONDS had passed by the clock the wait is recorded with.
+	_t0=$(rq_now)
+	_end=$(echo "$_t0 $1" | awk '{ printf "%d", ($1 + $2) * 100 + 0.5 }')
+	_what=$2
 	shift 2
 	until "$@"; do
 		if [ "$(rq_cs)" -ge "$_end" ]; then
@@ -218,6 +222,8 @@ rq_timing_json() {
 # scenario (verdict `warned`) unless the scenario named it as expected with
 # rq_allow_report, which says why where it is allowed.
 
+# The harness reads this line too, for the console outside the scenarios
+# (tests/harness/guest.py): one line, an ERE that Python's re reads alike.
 RQ_REPORT_RE='WARNING:|BUG:|kernel BUG at|Oops|general protection fault|Kernel panic|INFO: task .* blocked for more than|rcu: INFO:|INFO: rcu_|list_(add|del) corruption|UBSAN:|refcount_t:|kmemleak: .*suspected memory leak|ODEBUG:|INFO: trying to register non-static key|hard LOCKUP'
 
 rq_dmesg() { # the kernel log since the scenario started
@@ -660,10 +666,13 @@ rq_check_after() { # CLEANUP_SECONDS
 		echo "kmemleak: $leaks new suspected memory leaks" >> /tmp/rq-reports-after.txt
 		grep -A 12 '^unreferenced object' /tmp/rq-kmemleak.txt | head -n 40 > /tmp/rq-kmemleak-head.txt
 	fi
+	# allowed_reports: the patterns of rq_allow_report, for the harness's
+	# reading of the console after this check (the gap the scenario leaves).
 	jq -n -c --rawfile r /tmp/rq-reports-after.txt --rawfile c /tmp/rq-cleanup.txt \
-		--rawfile k /tmp/rq-kmemleak-head.txt --argjson s "$1" \
+		--rawfile k /tmp/rq-kmemleak-head.txt --rawfile a "$RQ_ALLOWED" --argjson s "$1" \
 		'def lines: split("\n") | map(select(length > 0));
-		{new_reports: ($r | lines), cleanup_problems: ($c | lines), kmemleak: ($k | lines), cleanup_seconds: $s}' \
+		{new_reports: ($r | lines), cleanup_problems: ($c | lines), kmemleak: ($k | lines), cleanup_seconds: $s,
+		 allowed_reports: ($a | lines | map(split("\t")[0]))}' \
 		> /tmp/rq-checked.json 2>/dev/null || echo '{"new_reports": ["the post-cleanup check failed"]}' > /tmp/rq-checked.json
 	rq_report CHECKED "$RQ_SCENARIO $(cat /tmp/rq-checked.json)"
 	rq_kmsg "CHECKED $RQ_SCENARIO #$RQ_SEQ"

@@ -24,17 +24,77 @@ import subprocess
 import tempfile
 import time
 
-from .kernels import HarnessError, cache_dir, log
+from .kernels import TOP, HarnessError, cache_dir, log
+from .scenarios import VERDICTS
 
-# Console lines that mean the guest kernel died.
+
+def guest_report_re():
+    """What a kernel report looks like: tests/guest/lib.sh's RQ_REPORT_RE,
+    read from there so that the guest's reading of dmesg and the harness's
+    of the console never disagree."""
+    path = os.path.join(TOP, "tests/guest/lib.sh")
+    with open(path) as f:
+        m = re.search(r"^RQ_REPORT_RE='([^']*)'$", f.read(), re.M)
+    if m is None:
+        raise HarnessError(f"{path}: no RQ_REPORT_RE='...' line")
+    return re.compile(m[1])
+
+
+REPORT_RE = guest_report_re()
+# The reports that mean the guest kernel died or corrupted memory: a
+# scenario they fail is `crashed`; any other report makes it `warned`.
 CRASH_MARKERS = ("Kernel panic", "Oops:", "BUG: unable to handle", "kernel BUG at",
                  "general protection fault", "BUG: kernel NULL pointer", "BUG: KASAN:")
+# The kernel log's marks of a scenario's start and its post-cleanup check.
+WINDOW_MARK = re.compile(r"rqpath: (START|CHECKED) (\S+)")
 
 
-def line_at(text, i):
-    """The rest of TEXT's line from index I, without reading past it."""
-    end = text.find("\n", i)
-    return text[i:] if end < 0 else text[i:end]
+def search_ere(pattern, text):
+    """An ERE a scenario allowed (rq_allow_report), as Python reads it; one
+    it cannot read allows nothing."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
+def parse_json(text):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def verdict_object(text):
+    """The object of a RESULT line, and what is wrong with it (None: nothing)."""
+    r = parse_json(text)
+    if r is None:
+        return None, "not JSON"
+    if not isinstance(r, dict):
+        return None, "not an object"
+    if r.get("verdict") not in VERDICTS:
+        return r, f"no verdict the harness knows ({r.get('verdict')!r})"
+    if not all(isinstance(r.get(k) or {}, dict) for k in ("details", "timing")):
+        return r, "details or timing not an object"
+    return r, None
+
+
+def checked_object(text, line):
+    """The object of a CHECKED line; one that cannot be read is a report
+    of its own, so the scenario is not judged clean on it."""
+    chk = parse_json(text)
+    if isinstance(chk, dict) and all(isinstance(chk.get(k) or [], list) for k in
+                                     ("new_reports", "cleanup_problems", "kmemleak", "allowed_reports")):
+        return chk
+    return {"new_reports": [f"unreadable post-cleanup check: {line[:200]}"]}
+
+
+def bad_line_result(name, why, line):
+    """The result of a scenario whose protocol line the harness cannot
+    read: `error`, naming the line, and the boot goes on (a malformed line
+    once raised here and ended the whole run without its matrix)."""
+    return {"scenario": name, "verdict": "error", "seconds": None,
+            "details": {"reason": f"the guest's protocol line is unreadable ({why}): {line[:200]}"}}
 
 
 QEMU = os.environ.get("RQPATH_QEMU", "qemu-system-x86_64")
@@ -378,22 +438,18 @@ class Boot:
             self.boot_seconds = round(now - self.started, 1)
             return now + 30 * self.slowdown
         if kind == "RQPATH-START":
-            st = self._state(rest.split()[0])
+            st = self._state((rest.split() or [None])[0])
             if st is not None:
                 st.started_at = now
                 return now + st.scenario.timeout * self.slowdown
         elif kind == "RQPATH-RESULT":
-            try:
-                r = json.loads(rest)
-            except ValueError:
-                st = self._running()
+            r, why = verdict_object(rest)
+            st = self._state(r.get("scenario")) if isinstance(r, dict) else None
+            if why:
+                # Whose it is, if it says; else the scenario running.
+                st = st or self._running()
                 if st is not None:
-                    st.result = {"scenario": st.scenario.name, "verdict": "error", "seconds": None,
-                                 "details": {"reason": "the guest's verdict line is not JSON: "
-                                                       + rest[:200]}}
-                    st.result_at = now
-                return deadline
-            st = self._state(r.get("scenario"))
+                    r = bad_line_result(st.scenario.name, why, line)
             if st is not None:
                 st.result, st.result_at = r, now
                 return now + CHECK_DEADLINE * self.slowdown
@@ -401,11 +457,10 @@ class Boot:
             name, _, js = rest.partition(" ")
             st = self._state(name)
             if st is not None:
-                try:
-                    st.checked = json.loads(js)
-                except ValueError:
-                    st.checked = {"new_reports": ["unreadable post-cleanup check"]}
+                st.checked = checked_object(js, line)
                 st.checked_at = now
+                if st.result is None:
+                    st.result = bad_line_result(name, "a post-cleanup check without a verdict", line)
                 self._finalise(st)
                 return now + 30 * self.slowdown
         elif kind == "RQPATH-STOP":
@@ -426,29 +481,60 @@ class Boot:
 
     # --- classifying ------------------------------------------------------------
 
-    def _console_crash(self):
-        """(marker, the scenario the console was in when it appeared) of
-        the first crash marker on the console, passing over a report its
-        scenario named as one it made on purpose (debug-canary's KASAN
-        report, in the scenario's kernel_reports_allowed)."""
-        console = self._read(self.console)
-        hits = sorted((mo.start(), m) for m in CRASH_MARKERS for mo in re.finditer(re.escape(m), console))
-        for i, marker in hits:
-            # The kernel log marks each scenario's start and post-cleanup check.
-            last_start = console.rfind("rqpath: START ", 0, i)
-            last_checked = console.rfind("rqpath: CHECKED ", 0, i)
-            name = line_at(console, last_start).split()[2] if last_start > last_checked else None
-            line = line_at(console, i).strip()
-            if line and any(line in a for a in self._allowed_reports(name)):
-                continue
-            return marker, name
-        return None, None
+    def _console_reports(self):
+        """The kernel reports on the console, by whose they are.
 
-    def _allowed_reports(self, name):
-        for st in self.states:
-            if st.scenario.name == name and st.result is not None:
-                return (st.result.get("details") or {}).get("kernel_reports_allowed") or []
-        return []
+        A scenario's window runs from its START to its CHECKED mark in the
+        kernel log.  A crash in it is that scenario's; its other reports
+        the guest reads from dmesg itself.  Outside every window nobody but
+        this reads the log, so every report there counts (see classify).
+        A report a scenario allowed is passed over in its window and in the
+        gap after it, where what it left behind shows.
+
+        Returns (crash, crashes, unowned): the first crash marker of all,
+        {scenario: the first crash marker in its window}, and a list of
+        (verdict, line, the scenario whose check the report came after, or
+        None before the first scenario).
+        """
+        crash, crashes, unowned = None, {}, []
+        inside = after = None
+        for line in self._read(self.console).splitlines():
+            mark = WINDOW_MARK.search(line)
+            if mark:
+                inside, after = (mark[2], after) if mark[1] == "START" else (None, mark[2])
+                continue
+            found = REPORT_RE.search(line)
+            if not found or self._allowed(inside or after, line[found.start():].strip()):
+                continue
+            marker = next((m for m in CRASH_MARKERS if m in line), None)
+            crash = crash or marker
+            if inside is None:
+                unowned.append(("crashed" if marker else "warned", line[found.start():].strip(), after))
+            elif marker:
+                crashes.setdefault(inside, marker)
+        return crash, crashes, unowned
+
+    def _allowed(self, name, report):
+        """Whether scenario NAME allowed REPORT: one of the reports its
+        verdict listed as allowed, or a pattern its check sent."""
+        st = self._state(name) if name else None
+        if st is None:
+            return False
+        listed = ((st.result or {}).get("details") or {}).get("kernel_reports_allowed") or []
+        patterns = (st.checked or {}).get("allowed_reports") or []
+        return any(report in a for a in listed) or any(search_ere(p, report) for p in patterns)
+
+    @staticmethod
+    def _revise(st, verdict, reason):
+        """ST's result made VERDICT (`crashed` or `warned`) unless it is
+        already as bad; whether it changed."""
+        if st.final["verdict"] in ("crashed", verdict):
+            return False
+        details = dict(st.final["details"])
+        details.setdefault("scenario_verdict", st.final["verdict"])
+        details["reason"] = reason
+        st.final = dict(st.final, verdict=verdict, details=details)
+        return True
 
     def _finalise(self, st):
         """A scenario whose verdict and post-cleanup check are both in."""
@@ -491,8 +577,11 @@ class Boot:
     def classify(self):
         """One result per scenario that ran; the ones that never started go
         to self.pending.  A scenario without a verdict and its check is
-        hung, crashed or an error: never a pass."""
-        crash, crash_in = self._console_crash()
+        hung, crashed or an error: never a pass.  The console is read to
+        its end first: QEMU has exited, and what the kernel printed after
+        the last scenario's check counts too."""
+        crash, crashes, unowned = self._console_reports()
+        heard = {st.scenario.name: st.final for st in self.states}
         qemu_failed = (self.exit_code not in (0, None) and self.killed_by is None
                        and not self.done)
         if qemu_failed:
@@ -536,20 +625,29 @@ class Boot:
                 continue
             else:
                 st.final = self._result(st, "error", None, {"reason": "not run: the guest stopped before it"})
-            revised = False
-            if crash and st.final["verdict"] not in ("crashed",) and crash_in == name:
-                details = dict(st.final["details"])
-                details.setdefault("scenario_verdict", st.final["verdict"])
-                details["reason"] = f"console shows '{crash}' during the scenario or its cleanup"
-                st.final = dict(st.final, verdict="crashed", details=details)
-                # Reported already when its check came: the harness judged it then.
-                revised = st.checked is not None
-            if st.checked is None or revised:
+            if name in crashes:
+                self._revise(st, "crashed", f"console shows '{crashes[name]}' during the scenario or its cleanup")
+            results.append(st)
+        # A report outside every window.  A scenario's check vouches for
+        # the kernel log from its START to its CHECKED mark, not for the gap
+        # after it, where what it left behind (work items, timers, a task
+        # stuck until the hung-task detector speaks) shows, and which no
+        # check reads.  So the last clean check before such a report is the
+        # one before the scenario whose gap it is in: that scenario's result
+        # and every later one of the boot (they ran on a kernel that had
+        # reported) are `crashed` or `warned`.  A report before the first
+        # scenario leaves no result of the boot standing.  A verdict whose
+        # check passed before a crash inside a later window stands.
+        for verdict, line, after in unowned:
+            where = f"after {after}'s post-cleanup check" if after else "before the first scenario"
+            first = next((i for i, st in enumerate(results) if st.scenario.name == after), 0)
+            for st in results[first:]:
+                self._revise(st, verdict, f"the kernel reported outside every scenario ({where}): {line[:200]}")
+        # The harness hears every result it has not heard as it stands now.
+        for st in results:
+            if st.final is not heard[st.scenario.name]:
                 self.on_result(st.final)
-            results.append(st.final)
-        # A verdict reported before a crash that came later in the boot is
-        # kept only if its post-cleanup check passed: _finalise did that.
-        return results
+        return [st.final for st in results]
 
     def timing(self):
         """The boot's own figures for the profile."""

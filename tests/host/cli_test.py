@@ -363,5 +363,48 @@ class MergeTest(unittest.TestCase):
         self.assertIn("1/3 results as expected", out)
 
 
+
+class CheckPartsTest(unittest.TestCase):
+    """tests/check's scenario parts and their join, sourced with a fake
+    tests/run: nothing is built or booted."""
+
+    FAKE_RUN = """#!/bin/sh
+# A stand-in for tests/run: --merge records what it was given; the 6.12
+# part writes its JSON, the others fail as the harness did, exit 3
+# without writing it.
+if [ "$1" = --merge ]; then echo "$@" > merged; exit 0; fi
+case "$*" in *"--tree 6.12"*) echo '{"results": []}' > "$2"; exit 0 ;; esac
+exit 3
+"""
+
+    def test_a_part_without_its_json_is_not_read_from_an_earlier_check(self):
+        """A part whose tests/run wrote no JSON fails the check, and neither
+        its file nor the matrix of an earlier check stands in for it."""
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        d = tmp.name
+        out = os.path.join(d, "out")
+        os.makedirs(os.path.join(d, "tests"))
+        os.makedirs(out)
+        fake = os.path.join(d, "tests", "run")
+        with open(fake, "w") as f:
+            f.write(self.FAKE_RUN)
+        os.chmod(fake, 0o755)
+        stale = os.path.join(out, "check-6.1.json")
+        with open(stale, "w") as f:
+            json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
+        with open(os.path.join(out, "matrix.json"), "w") as f:
+            json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
+        p = subprocess.run(["bash", "-c", f'. {os.path.join(TOP, "tests/check")}\n'
+                            'run_part 6.1 --tree 6.1\nrun_part 6.12 --tree 6.12\nmerge_parts\necho "rc=$rc"'],
+                           cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           env=dict(os.environ, RQPATH_OUT=out), timeout=30)
+        self.assertIn("rc=1", p.stdout)
+        with open(os.path.join(d, "merged")) as f:
+            self.assertEqual(f.read().split(), ["--merge", os.path.join(out, "check-6.12.json"),
+                                                "--json", os.path.join(out, "matrix.json")],
+                             "not this check's parts alone")
+        self.assertFalse(os.path.exists(os.path.join(out, "matrix.json")), "an earlier check's matrix was left")
+
 if __name__ == "__main__":
     unittest.main()

@@ -182,6 +182,19 @@ rq_scenario_begin x
         self.assertEqual(verdict, "warned")
         self.assertEqual(after["new_reports"], [late])
 
+    def test_the_check_sends_the_patterns_the_scenario_allowed(self):
+        """The harness reads the console after the check, where what the
+        scenario left behind may report again (its stuck task): it needs the
+        patterns, not only the reports the verdict saw."""
+        d = self.dir
+        result, output = self.run_guest(
+            'rq_allow_report "task (blkdiscard|dd):[0-9]+ blocked for more than" "stuck on purpose"\n'
+            'rq_trigger t fired 3 1\nrq_finish livelocked "stuck"\n'
+            f'rq_kmemleak_scan() {{ echo 0; }}\n: > {d}/rq-cleanup.txt\n: > {d}/rq-kmemleak-head.txt\n'
+            'rq_check_after 1.5')
+        self.assertIsNotNone(result, output)
+        self.assertEqual(self.checked()["allowed_reports"], ["task (blkdiscard|dd):[0-9]+ blocked for more than"])
+
     def test_details_keep_their_kinds(self):
         _, _, details = self.verdict(
             'rq_detail s \'a "quoted" string\'\nrq_detail_json j \'{"k": [1, 2]}\'\n'
@@ -195,8 +208,21 @@ rq_scenario_begin x
         self.assertEqual(details["sub"], "from a subshell")
 
     def test_a_wait_gives_up_at_its_bound(self):
+        """A wait that gives up has waited its bound, by the clock its time
+        is recorded with, even when the guest stalls as the wait begins (a
+        loaded host deschedules the vCPU; once the bound, taken before the
+        start, came due 0.3 s after a start read late).  The clock is a
+        file that moves 10 ms per reading and half a second at the first
+        reading after STALL appears: no timing of this host counts."""
+        d = self.dir
+        clock = (f'echo 10000 > {d}/clock\n'
+                 f'rq_cs() {{ read -r _c < {d}/clock\n'
+                 f'  if [ -e {d}/stall ]; then rm {d}/stall; echo $((_c + 50)); else echo $((_c + 1)); fi > {d}/clock\n'
+                 f'  echo "$_c"; }}\n'
+                 f'rq_now() {{ _c=$(rq_cs); printf "%d.%02d\\n" $((_c / 100)) $((_c % 100)); }}\n'
+                 f'touch {d}/stall\n')
         result, output = self.run_guest(
-            'if rq_wait 0.3 "never" false; then echo WAITED-TRUE; else echo WAITED-FALSE; fi\n'
+            clock + 'if rq_wait 0.3 "never" false; then echo WAITED-TRUE; else echo WAITED-FALSE; fi\n'
             'rq_trigger t fired 3 1\nrq_finish clean')
         self.assertIn("WAITED-FALSE", output)
         self.assertGreaterEqual(result["timing"]["wait:never"], 0.3)

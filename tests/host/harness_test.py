@@ -49,10 +49,11 @@ def result_line(name, verdict="clean", **details):
                                           "details": details})
 
 
-def checked_line(name, reports=(), problems=()):
+def checked_line(name, reports=(), problems=(), allowed=()):
     return f"RQPATH-CHECKED {name} " + json.dumps({"new_reports": list(reports),
                                                    "cleanup_problems": list(problems),
-                                                   "kmemleak": [], "cleanup_seconds": 0.1})
+                                                   "kmemleak": [], "cleanup_seconds": 0.1,
+                                                   "allowed_reports": list(allowed)})
 
 
 def ok_scenario(name):
@@ -169,6 +170,64 @@ class HarnessTest(unittest.TestCase):
         self.assertEqual(rs["a"]["verdict"], "clean")
         self.assertEqual(rs["b"]["verdict"], "crashed")
 
+    # Kernel reports outside every scenario's window (from its START to its
+    # CHECKED marker): read by nobody but the harness.
+    PANIC = {"to": "console", "line": "[   50.1] Kernel panic - not syncing: Fatal exception"}
+
+    def test_a_panic_after_the_last_check(self):
+        """A panic after the boot's last post-cleanup check, in what b left
+        behind: b crashed; a, whose aftermath was clean, stands."""
+        rs, _ = self.boot({"lines": self.booted() + ok_scenario("a") + ok_scenario("b") + [self.PANIC]})
+        self.assertEqual(rs["a"]["verdict"], "clean")
+        self.assertEqual(rs["b"]["verdict"], "crashed")
+        self.assertIn("Kernel panic", rs["b"]["details"]["reason"])
+
+    def test_a_panic_between_two_scenarios(self):
+        """A panic after a's check, before b starts: a crashed, and b runs
+        again in a new boot."""
+        rs, b = self.boot({"lines": self.booted() + ok_scenario("a") + [self.PANIC]})
+        self.assertEqual(rs["a"]["verdict"], "crashed")
+        self.assertEqual([s.name for s in b.pending], ["b"])
+
+    def test_a_report_between_two_scenarios_fails_both(self):
+        """A KASAN report the kernel survives, or a warning, after a's check
+        and before b's start: a's aftermath, and b ran on a kernel that had
+        reported; neither is clean, and the harness hears of both."""
+        for report, verdict in (("[ 20.5] BUG: KASAN: use-after-free in blk_mq_free_request+0x1/0x2", "crashed"),
+                                ("[ 20.5] WARNING: CPU: 1 PID: 9 at block/blk-mq.c:1 x", "warned")):
+            heard = {}
+            lines = self.booted() + ok_scenario("a") + [{"to": "console", "line": report}] + \
+                ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+            rs, _ = self.boot({"lines": lines}, on_result=lambda r: heard.update({r["scenario"]: r["verdict"]}))
+            self.assertEqual([rs["a"]["verdict"], rs["b"]["verdict"]], [verdict, verdict], report)
+            self.assertEqual(heard, {"a": verdict, "b": verdict})
+            self.assertIn(report[8:], rs["b"]["details"]["reason"])
+
+    def test_a_report_before_the_first_scenario_fails_every_one(self):
+        lines = self.booted() + [{"to": "console", "line": "[ 2.0] WARNING: CPU: 0 PID: 1 at lib/x.c:1 y"}] + \
+            ok_scenario("a") + ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines})
+        self.assertEqual([rs["a"]["verdict"], rs["b"]["verdict"]], ["warned", "warned"])
+
+    def test_a_report_after_an_unusable_scenario(self):
+        """a leaves the guest unusable and the boot ends; what the kernel
+        printed after a's check is read: the hung task a allowed is its
+        own, any other report fails a."""
+        hung = "INFO: task blkdiscard:77 blocked for more than 30 seconds."
+        allowed = ["task blkdiscard:[0-9]+ blocked for more than"]
+        for report, verdict in ((hung, "livelocked"),
+                                (hung.replace("blkdiscard:77", "kworker/u4:2:51"), "warned")):
+            lines = self.booted() + ok_scenario("a")[:2] + [
+                {"to": "results", "line": result_line("a", "livelocked")},
+                {"to": "results", "line": checked_line("a", problems=["cannot unload dm_rqpath"], allowed=allowed)},
+                {"to": "console", "line": "rqpath: CHECKED a #1"},
+                {"to": "results", "line": "RQPATH-STOP a the livelocked blkdiscard holds the device"},
+                {"to": "results", "line": "RQPATH-DONE"},
+                {"to": "console", "line": "[  60.0] " + report}]
+            rs, b = self.boot({"lines": lines})
+            self.assertEqual(rs["a"]["verdict"], verdict, report)
+            self.assertEqual([s.name for s in b.pending], ["b"])
+
     def test_kernel_report_after_verdict(self):
         """A warning logged during cleanup fails the scenario."""
         lines = self.booted() + ok_scenario("a")[:3] + [
@@ -210,6 +269,28 @@ class HarnessTest(unittest.TestCase):
         rs, _ = self.boot({"lines": lines}, names=("a",))
         self.assertEqual(rs["a"]["verdict"], "error")
         self.assertIn("not JSON", rs["a"]["details"]["reason"])
+
+    def test_a_verdict_line_without_a_verdict_is_an_error(self):
+        """A RESULT line without a verdict (or not an object) is that
+        scenario's error, naming the line; the boot goes on."""
+        for bad in ('{"scenario": "a", "seconds": 1.0}', '["a", "clean"]'):
+            lines = self.booted() + [{"to": "results", "line": "RQPATH-START"}] + ok_scenario("a")[:2] + [
+                {"to": "results", "line": "RQPATH-RESULT " + bad}] + ok_scenario("a")[3:] + \
+                ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+            rs, _ = self.boot({"lines": lines})
+            self.assertEqual(rs["a"]["verdict"], "error", bad)
+            self.assertIn(bad, rs["a"]["details"]["reason"])
+            self.assertEqual(rs["b"]["verdict"], "clean")
+
+    def test_a_check_without_a_verdict_is_an_error(self):
+        """A CHECKED line for a scenario that sent no verdict is its error,
+        naming the line; the boot goes on."""
+        lines = self.booted() + ok_scenario("a")[:2] + ok_scenario("a")[3:] + \
+            ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+        rs, _ = self.boot({"lines": lines})
+        self.assertEqual(rs["a"]["verdict"], "error")
+        self.assertIn("RQPATH-CHECKED a", rs["a"]["details"]["reason"])
+        self.assertEqual(rs["b"]["verdict"], "clean")
 
     def test_no_verdict_within_timeout(self):
         lines = self.booted() + [{"to": "results", "line": "RQPATH-START a t=1.0"}]

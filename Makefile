@@ -14,8 +14,11 @@
 #   make debug    every scenario on the debug kernels (KASAN, lockdep,
 #                 kmemleak) of every stage
 #   make bench    the figures in README.md (repeated boots; slow)
+#   make mutate   the suite on every mutant (patches/mutants) of every tree:
+#                 each built as an extra stage, the kill matrix printed and
+#                 written to out/matrix.json ("mutants"); not part of matrix
 
-.PHONY: all check matrix debug bench userspace clean
+.PHONY: all check matrix debug bench mutate userspace clean
 
 all: userspace
 
@@ -36,6 +39,10 @@ debug:
 bench:
 	tests/setup
 	tests/bench
+
+mutate:
+	tests/setup
+	tests/run --mutants
 
 clean:
 	$(MAKE) -C userspace clean

@@ -59,9 +59,35 @@ tree_package() { basename "$RQPATH_TARBALL" .tar.xz; }
 
 stage_names() { awk '!/^#/ && NF == 2 { print $1 }' "$RQPATH_SERIES/stages"; }
 
-# Number of series patches a stage applies.
+# Mutants (patches/mutants/TREE/NAME.patch, issue 30): each is stage
+# `mutant:NAME`, the stock stage plus that one patch.  They are not in
+# stage_names: the matrix's stages stay the series'.
+mutant_dir() { echo "$RQPATH_TOP/patches/mutants/$RQPATH_TREE"; }
+
+mutant_names() {
+	local p
+	for p in "$(mutant_dir)"/*.patch; do
+		[ -e "$p" ] && basename "$p" .patch
+	done | LC_ALL=C sort
+}
+
+mutant_patch() { echo "$(mutant_dir)/$1.patch"; }
+
+# The mutant a stage name names, or nothing for a series stage.
+stage_mutant() {
+	case $1 in mutant:*) echo "${1#mutant:}" ;; esac
+}
+
+# Number of series patches a stage applies (a mutant: those of stock).
 stage_depth() {
-	local n
+	local n m
+	m=$(stage_mutant "$1")
+	if [ -n "$m" ]; then
+		[ -e "$(mutant_patch "$m")" ] ||
+			die "unknown mutant '$m' of tree $RQPATH_TREE (mutants: $(mutant_names | tr '\n' ' '))"
+		stage_depth stock
+		return
+	fi
 	n=$(awk -v s="$1" '!/^#/ && $1 == s { print $2 }' "$RQPATH_SERIES/stages")
 	[ -n "$n" ] || die "unknown stage '$1' of tree $RQPATH_TREE (stages: $(stage_names | tr '\n' ' '))"
 	echo "$n"
@@ -71,12 +97,36 @@ series_patches() { grep -v -e '^#' -e '^$' "$RQPATH_SERIES/series"; }
 
 series_patch() { echo "$RQPATH_SERIES/$1"; }
 
-# Files the series touches, relative to the tree top.
+# The patch files a stage applies, in order: the first stage_depth
+# patches of the series, then a mutant's patch.
+stage_patches() {
+	local depth p m
+	depth=$(stage_depth "$1") || exit 1
+	# Not head -n: under pipefail, series_patches may die of SIGPIPE.
+	series_patches | awk -v n="$depth" 'NR <= n' | while read -r p; do
+		series_patch "$p"
+	done
+	m=$(stage_mutant "$1")
+	[ -z "$m" ] || mutant_patch "$m"
+}
+
+# Files a patch touches, relative to the tree top.
+patch_files() { sed -n 's|^+++ b/||p' "$@"; }
+
+# Files some stage of this tree changes, relative to the tree top: those
+# of the series and of every mutant.  A stage switch rewrites all of them
+# (to the pristine file where its stage leaves one alone), so a file a
+# mutant changes is never kept by the next stage.
 series_files() {
-	local p
-	series_patches | while read -r p; do
-		sed -n 's|^+++ b/||p' "$(series_patch "$p")"
-	done | sort -u
+	local p m
+	{
+		series_patches | while read -r p; do
+			patch_files "$(series_patch "$p")"
+		done
+		mutant_names | while read -r m; do
+			patch_files "$(mutant_patch "$m")"
+		done
+	} | sort -u
 }
 
 # Identity of the kernel tree: Debian package version and tarball content.
@@ -134,21 +184,23 @@ config_key() { config_fragments | xargs cat | sha; }
 
 # Key of a stage's build products: tree, config, the patches it applies.
 stage_key() {
-	local stage=$1 depth p
-	depth=$(stage_depth "$stage")
+	local stage=$1 p
 	{
 		echo "schema $RQPATH_CACHE_SCHEMA"
 		tree_key
 		config_key
-		series_patches | head -n "$depth" | while read -r p; do
-			cat "$(series_patch "$p")"
+		stage_patches "$stage" | while read -r p; do
+			cat "$p"
 		done
 	} | sha
 }
 
 variant_suffix() { [ "$RQPATH_VARIANT" = normal ] || echo "-$RQPATH_VARIANT"; }
 
-stage_dir() { echo "$RQPATH_CACHE/stages/$RQPATH_TREE-$1$(variant_suffix)-$(stage_key "$1")"; }
+# A stage's name as a file name: mutant:NAME -> mutant-NAME.
+stage_file_name() { echo "${1//:/-}"; }
+
+stage_dir() { echo "$RQPATH_CACHE/stages/$RQPATH_TREE-$(stage_file_name "$1")$(variant_suffix)-$(stage_key "$1")"; }
 
 # The directories of guest module sources, as Kbuild names them.
 module_dirs() {

@@ -56,24 +56,52 @@ def run_tool(cmd, what, env=None):
 _described = None
 
 
+def parse_describe(text):
+    """qemu/build-kernel --describe's lines as {'cache': DIR, 'trees':
+    {name: {'tarball', 'stages', 'mutants'}}}.  A tree's mutants (stage
+    mutant:NAME, patches/mutants/TREE/NAME.patch) come on their own line,
+    mutants=TREE NAME..., which may be missing (none) or come first;
+    lines of keys it does not know are left alone."""
+    d = {"trees": {}}
+    mutants = {}
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key == "cache":
+            d["cache"] = value
+        elif key == "tree":
+            name, tarball, *stages = value.split()
+            d["trees"][name] = {"tarball": tarball, "stages": stages}
+        elif key == "mutants" and value.split():
+            name, *names = value.split()
+            mutants[name] = names
+    for name, t in d["trees"].items():
+        t["mutants"] = mutants.get(name, [])
+    return d
+
+
 def describe():
-    """{'cache': DIR, 'trees': {name: {'tarball', 'stages'}}} from qemu/lib.sh."""
+    """{'cache': DIR, 'trees': {name: {'tarball', 'stages', 'mutants'}}}
+    from qemu/lib.sh."""
     global _described
     if _described is None:
         out = subprocess.run([os.path.join(TOP, "qemu/build-kernel"), "--describe"],
                              stdout=subprocess.PIPE, text=True)
         if out.returncode != 0:
             raise HarnessError("qemu/build-kernel --describe failed")
-        d = {"trees": {}}
-        for line in out.stdout.splitlines():
-            key, _, value = line.partition("=")
-            if key == "cache":
-                d["cache"] = value
-            elif key == "tree":
-                name, tarball, *stages = value.split()
-                d["trees"][name] = {"tarball": tarball, "stages": stages}
-        _described = d
+        _described = parse_describe(out.stdout)
     return _described
+
+
+MUTANT_PREFIX = "mutant:"
+
+
+def mutant_stage(name):
+    """The stage name of mutant NAME: stock plus its patch."""
+    return MUTANT_PREFIX + name
+
+
+def is_mutant_stage(stage):
+    return stage.startswith(MUTANT_PREFIX)
 
 
 def cache_dir():
@@ -171,7 +199,9 @@ class Kernel:
                 with open(os.path.join(self.guest_modules, ko), "rb") as f:
                     h.update(ko.encode() + f.read())
         key = h.hexdigest()[:16]
-        out = os.path.join(cache_dir(), "initramfs", f"{self.tree}-{self.stage}-{self.variant}-{key}.cpio")
+        # A stage name may hold a colon (mutant:NAME): not in a file name.
+        stage = self.stage.replace(":", "-")
+        out = os.path.join(cache_dir(), "initramfs", f"{self.tree}-{stage}-{self.variant}-{key}.cpio")
         if not os.path.exists(out):
             BUILT.append(f"the guest image of {self.label}")
             os.makedirs(os.path.dirname(out), exist_ok=True)

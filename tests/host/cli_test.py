@@ -406,5 +406,67 @@ exit 3
                              "not this check's parts alone")
         self.assertFalse(os.path.exists(os.path.join(out, "matrix.json")), "an earlier check's matrix was left")
 
+
+def load_run():
+    """tests/run as a module (it has no .py suffix)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("tests_run", RUN)
+    spec = importlib.util.spec_from_loader("tests_run", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+class MutantsTest(unittest.TestCase):
+    """--mutants: the mutant stages it picks, the expectation they take
+    (stock's) and the kill matrix; nothing is built or booted."""
+
+    def test_usage(self):
+        for args, says in ((("--mutants", "no-such-*"), "no mutant of"),
+                           (("--mutants", "--stage", "stock"), "--mutants picks the mutant stages"),
+                           (("--mutants", "--tree", "9.9"), "unknown tree 9.9")):
+            rc, out, err = run(*args, "--list")
+            self.assertEqual(rc, 2, f"{args}: exit {rc}, stderr {err!r}")
+            self.assertIn(says, err)
+
+    def test_selection(self):
+        rq = load_run()
+        from harness import kernels
+        described = kernels.describe()
+
+        class A:
+            tree, mutants = ["6.1"], "plug-*,requeue-*"
+        pairs = rq.select_mutant_kernels(A, described)
+        self.assertEqual(pairs, [("6.1", "mutant:plug-busy-to-swq"), ("6.1", "mutant:requeue-dontprep-to-swq")])
+        for t, st in ((t, kernels.mutant_stage(m)) for t in described["trees"]
+                      for m in described["trees"][t]["mutants"]):
+            self.assertEqual(rq.expected_stage(st), "stock")
+        self.assertGreaterEqual(min(len(t["mutants"]) for t in described["trees"].values()), 8)
+
+    def test_kill_matrix(self):
+        rq = load_run()
+
+        def r(stage, scenario, verdict, ok):
+            return {"tree": "6.1", "stage": stage, "scenario": scenario, "verdict": verdict,
+                    "expected": "clean", "pass": ok}
+        results = [r("mutant:a", "x", "corrupted", False), r("mutant:a", "y", "hung", False),
+                   r("mutant:b", "x", "clean", True), r("mutant:b", "y", "clean", True),
+                   r("stock", "x", "corrupted", False)]
+        m = rq.kill_matrix(results)
+        self.assertEqual(set(m), {"6.1"})
+        self.assertTrue(m["6.1"]["a"]["killed"])
+        self.assertEqual([k["scenario"] for k in m["6.1"]["a"]["killed_by"]], ["x", "y"])
+        self.assertFalse(m["6.1"]["b"]["killed"])
+        self.assertEqual(m["6.1"]["b"]["cells"], 2)
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            rq.print_kill_matrix(results, m, ["x", "y"])
+        self.assertIn("killed 1/2", buf.getvalue())
+        self.assertIn("SURVIVED", buf.getvalue())
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -274,19 +274,42 @@ rq_oracle_start() {
 	echo 1 > $RQ_ORACLE/reset
 }
 
+# rq_oracle_parse FILE: one line "PREPARED UNATTRIBUTED MISSED WHY" from
+# an oracle report, WHY being why it cannot vouch for the run (empty when
+# it can).  A report without one of its keys, or with one twice, is a
+# report this library cannot read: never 0 violations.
+RQ_ORACLE_KEYS="front_merges back_merges prepared_merges unattributed_merges missed_probes"
+rq_oracle_parse() {
+	awk -v keys="$RQ_ORACLE_KEYS" '
+		BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		($1 in want) && NF == 2 && $2 ~ /^[0-9]+$/ { v[$1] = $2; seen[$1]++ }
+		END {
+			for (i = 1; i <= n; i++) {
+				if (!seen[k[i]]) { miss = miss s k[i]; s = ", " }
+				else if (seen[k[i]] > 1) { miss = miss s k[i] " (more than once)"; s = ", " }
+			}
+			if (miss != "") why = "the merge oracle" q "s report has no " miss
+			else if (v["unattributed_merges"] > 0) why = v["unattributed_merges"] " merges into requests the oracle did not see"
+			else if (v["missed_probes"] > 0) why = v["missed_probes"] " missed kretprobe instances"
+			printf "%d %d %d %s\n", v["prepared_merges"], v["unattributed_merges"], v["missed_probes"], why
+		}' q="'" "$1"
+}
+
 # rq_oracle_read: the oracle's report in /tmp/rq-oracle.txt (lines: "key
 # N", "disk NAME requeues N merge_candidates N", "violation ...") and
-# /tmp/rq-oracle.json; sets RQ_VIOLATIONS and RQ_ORACLE_BLIND (why it
-# cannot vouch for the run).
+# /tmp/rq-oracle.json; sets RQ_VIOLATIONS, RQ_ORACLE_BLIND (why it cannot
+# vouch for the run) and RQ_ORACLE_MALFORMED (the same, when the report
+# lacks a key: then no verdict can stand on it).
 rq_oracle_read() {
-	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND="the merge oracle is not loaded"
+	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND="the merge oracle is not loaded" RQ_ORACLE_MALFORMED=""
 	echo null > /tmp/rq-oracle.json
 	[ -r $RQ_ORACLE/report ] || return 0
 	cat $RQ_ORACLE/report > /tmp/rq-oracle.txt
 	cat $RQ_ORACLE/report.json > /tmp/rq-oracle.json
-	RQ_VIOLATIONS=$(awk '$1 == "prepared_merges" { print $2 + 0 }' /tmp/rq-oracle.txt)
-	RQ_ORACLE_BLIND=$(awk '$1 == "unattributed_merges" && $2 > 0 { print $2 " merges into requests the oracle did not see" }
-		$1 == "missed_probes" && $2 > 0 { print $2 " missed kretprobe instances" }' /tmp/rq-oracle.txt | head -n 1)
+	read -r RQ_VIOLATIONS _ _ RQ_ORACLE_BLIND <<EOF
+$(rq_oracle_parse /tmp/rq-oracle.txt)
+EOF
+	case $RQ_ORACLE_BLIND in "the merge oracle's report has no "*) RQ_ORACLE_MALFORMED=$RQ_ORACLE_BLIND ;; esac
 }
 
 # --- trigger evidence -------------------------------------------------------------
@@ -334,6 +357,14 @@ rq_result() {
 		if [ -n "$RQ_TRIGGER_SHORT" ]; then
 			rq_detail scenario_verdict "$verdict"
 			reason="the trigger did not fire: $RQ_TRIGGER_SHORT${reason:+ (scenario: $verdict, $reason)}"
+			verdict=error
+		fi ;;
+	esac
+	case $verdict in
+	clean|violated|livelocked)
+		if [ -n "$RQ_ORACLE_MALFORMED" ]; then
+			rq_detail scenario_verdict "$verdict"
+			reason="$RQ_ORACLE_MALFORMED${reason:+ (scenario: $verdict, $reason)}"
 			verdict=error
 		fi ;;
 	esac

@@ -27,18 +27,27 @@ BOOT_LOG = """\
 [   32.000000] rqpath: START x #2
 """
 
-CLEAN_ORACLE = "prepared_merges 0\nunattributed_merges 0\nmissed_probes 0\n"
+CLEAN_ORACLE = ("front_merges 0\nback_merges 0\nprepared_merges 0\nunattributed_merges 0\n"
+                "missed_probes 0\n")
 
 
 class GuestLib(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="rqpath-guestlib-")
         self.addCleanup(shutil.rmtree, self.dir)
-        for name in ("lib.sh", "livelock.sh", "multipath.sh"):
-            with open(os.path.join(GUEST, name)) as f:
+        os.mkdir(os.path.join(self.dir, "scenarios"))
+        files = [(os.path.join(GUEST, name), name) for name in
+                 ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh")]
+        files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
+                  for name in ("rqpath-discard.sh",)]
+        for src, name in files:
+            with open(src) as f:
                 text = f.read()
-            # The guest's paths, into this test's folder.
-            text = text.replace("/tmp/", self.dir + "/").replace("/rqpath/", self.dir + "/")
+            # The guest's paths, into this test's folder (and nothing of
+            # this machine's: no mount point, no page cache to drop).
+            for guest_path, here in (("/tmp/", "/"), ("/rqpath/", "/"), ("/mnt/rq", "/mnt-rq"),
+                                     ("/proc/sys/vm/drop_caches", "/drop_caches")):
+                text = text.replace(guest_path, self.dir + here)
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
         os.mkdir(os.path.join(self.dir, "oracle"))
@@ -69,8 +78,10 @@ rq_kmsg() {{ :; }}
 rq_scenario_begin x
 {body}
 """
-        proc = subprocess.run(["dash", "-c", script], capture_output=True, text=True, timeout=60)
         results = os.path.join(d, "results")
+        if os.path.exists(results):
+            os.unlink(results)  # a test may run several scenarios
+        proc = subprocess.run(["dash", "-c", script], capture_output=True, text=True, timeout=60)
         lines = []
         if os.path.exists(results):
             with open(results) as f:
@@ -210,6 +221,19 @@ rq_scenario_begin x
         _, output = self.run_guest(
             f'. {self.dir}/livelock.sh\nLL_PID=5\necho "HUNG[$(ll_hung_line)]"')
         self.assertIn("HUNG[1:[   40.000000] INFO: task sync:5 blocked", output)
+
+    # --- evidence and the oracle fail closed (issue 29, 1.5) -----------------
+
+    def test_an_oracle_report_without_its_keys_cannot_vouch(self):
+        # A renamed or missing prepared_merges is not 0 violations.
+        for report in (CLEAN_ORACLE.replace("prepared_merges 0\n", ""),
+                       CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merge 3"),
+                       CLEAN_ORACLE.replace("missed_probes 0\n", "")):
+            self.oracle(report)
+            for said in ("clean", "violated"):
+                verdict, reason, _ = self.verdict(f'rq_trigger t fired 3 1\nrq_finish {said}')
+                self.assertEqual(verdict, "error", (report, said))
+                self.assertIn("the merge oracle's report has no", reason)
 
 
 if __name__ == "__main__":

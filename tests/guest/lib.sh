@@ -322,12 +322,18 @@ rq_trigger() { # FAMILY NAME COUNT MINIMUM
 }
 
 # rq_trigger_read: details.trigger as JSON in /tmp/rq-trigger.json; sets
-# RQ_TRIGGER_SHORT to what fell short.
+# RQ_TRIGGER_SHORT to what fell short.  A minimum that is not a number
+# (left out, empty) is never met: "NAME has no minimum" (and the count is
+# missing from details.trigger.minimum).
 rq_trigger_read() {
-	RQ_TRIGGER_SHORT=$(awk '$3 + 0 < $4 + 0 { printf "%s%s %s < %s", s, $2, $3, $4; s = ", " }' "$RQ_TRIGGER")
-	awk '{ f = $1; c = c s "\"" $2 "\": " ($3 + 0); m = m s "\"" $2 "\": " $4; if ($3 + 0 < $4 + 0) ok = "false"; s = ", " }
-		END { if (NR) printf "{\"family\": \"%s\", \"counts\": {%s}, \"minimum\": {%s}, \"met\": %s}", f, c, m, ok ? ok : "true"; else printf "null" }' \
-		"$RQ_TRIGGER" > /tmp/rq-trigger.json
+	awk -v shortfile=/tmp/rq-trigger-short.txt 'function num(x) { return x ~ /^[0-9]+([.][0-9]+)?$/ }
+		{ f = $1; c = c s "\"" $2 "\": " ($3 + 0); s = ", "
+		  if (num($4)) { m = m u "\"" $2 "\": " $4; u = ", " }
+		  if (!num($4)) { short = short t $2 " has no minimum"; t = ", " }
+		  else if ($3 + 0 < $4 + 0) { short = short t $2 " " ($3 + 0) " < " $4; t = ", " } }
+		END { if (NR) printf "{\"family\": \"%s\", \"counts\": {%s}, \"minimum\": {%s}, \"met\": %s}", f, c, m, short == "" ? "true" : "false"; else printf "null"
+			print short > shortfile }' "$RQ_TRIGGER" > /tmp/rq-trigger.json
+	RQ_TRIGGER_SHORT=$(cat /tmp/rq-trigger-short.txt)
 }
 
 # --- the verdict ----------------------------------------------------------------

@@ -235,6 +235,13 @@ rq_scenario_begin x
                 self.assertEqual(verdict, "error", (report, said))
                 self.assertIn("the merge oracle's report has no", reason)
 
+    def test_a_trigger_without_a_minimum_is_not_met(self):
+        for call in ('rq_trigger t fired 3 ""', "rq_trigger t fired 3", "rq_trigger t fired 3 many"):
+            verdict, reason, details = self.verdict(f'{call}\nrq_finish clean')
+            self.assertEqual(verdict, "error", call)
+            self.assertIn("fired has no minimum", reason)
+            self.assertIs(details["trigger"]["met"], False)
+
 
 if __name__ == "__main__":
     unittest.main()

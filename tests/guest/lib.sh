@@ -315,10 +315,18 @@ EOF
 # --- trigger evidence -------------------------------------------------------------
 # A verdict is only worth something if the scenario fired the trigger its bug
 # needs.  rq_trigger records one count and its minimum; a `clean`, `violated`
-# or `livelocked` verdict whose counts fall short becomes `error`.
+# or `livelocked` verdict whose counts fall short becomes `error`.  A
+# `clean`, `violated`, `corrupted` or `livelocked` verdict with no count
+# recorded at all is `error` too, unless the scenario said why it has none
+# with rq_no_trigger (one that checks a tool or a table, not a bug's
+# preconditions): forgetting the evidence must not pass.
 
 rq_trigger() { # FAMILY NAME COUNT MINIMUM
 	echo "$1 $2 ${3:-0} $4" >> "$RQ_TRIGGER"
+}
+
+rq_no_trigger() { # WHY
+	printf '%s\n' "$*" > "$RQ_NO_TRIGGER"
 }
 
 # rq_trigger_read: details.trigger as JSON in /tmp/rq-trigger.json; sets
@@ -340,8 +348,9 @@ rq_trigger_read() {
 
 # rq_result VERDICT [REASON]: the one way a scenario reports.  What the
 # scenario says is overruled, in this order, by a kernel report it did not
-# expect (`warned`), by trigger evidence that fell short (`error`), and by
-# the merge oracle (`clean` becomes `violated`).  The line goes to the
+# expect (`warned`), by trigger evidence that is missing or fell short
+# (`error`), by a merge oracle report it cannot read (`error`), and by the
+# merge oracle (`clean` becomes `violated`).  The line goes to the
 # harness at once, so a result survives whatever the kernel does afterwards.
 rq_result() {
 	[ "$RQ_REPORTED" = 1 ] && { rq_log "a second verdict ($1) ignored"; return 0; }
@@ -358,6 +367,15 @@ rq_result() {
 		verdict=warned
 	fi
 	[ -s "$RQ_REPORTS.allowed" ] && rq_detail_file kernel_reports_allowed "$RQ_REPORTS.allowed" 20
+	[ -s "$RQ_NO_TRIGGER" ] && rq_detail no_trigger "$(cat "$RQ_NO_TRIGGER")"
+	case $verdict in
+	clean|violated|corrupted|livelocked)
+		if [ ! -s "$RQ_TRIGGER" ] && [ ! -s "$RQ_NO_TRIGGER" ]; then
+			rq_detail scenario_verdict "$verdict"
+			reason="no trigger evidence recorded (rq_trigger), and the scenario did not say why it has none (rq_no_trigger)${reason:+ (scenario: $verdict, $reason)}"
+			verdict=error
+		fi ;;
+	esac
 	case $verdict in
 	clean|violated|livelocked)
 		if [ -n "$RQ_TRIGGER_SHORT" ]; then
@@ -635,18 +653,19 @@ rq_scenario_begin() {
 	RQ_FAILS=/tmp/rq-fails.txt
 	RQ_TIMING=/tmp/rq-timing.txt
 	RQ_TRIGGER=/tmp/rq-trigger.txt
+	RQ_NO_TRIGGER=/tmp/rq-no-trigger.txt
 	RQ_ALLOWED=/tmp/rq-allowed.txt
 	RQ_REPORTS=/tmp/rq-reports.txt
 	echo '{}' > "$RQ_DETAILS"
 	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable
 	mkdir -p "$RQ_DETAILS_DIR"
 	echo 0 > "$RQ_DETAILS_DIR/.seq"
-	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
+	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_NO_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
 		: > "$f"
 	done
 	RQ_REPORTED=0
 	RQ_T0=$(rq_now)
-	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
+	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_NO_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
 	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
 	rq_report START "$RQ_SCENARIO t=$RQ_T0"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"

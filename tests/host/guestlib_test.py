@@ -114,7 +114,8 @@ rq_scenario_begin x
         self.assertEqual(details["failed_checks"], ["first", "second"])
 
     def test_corruption_stays_corrupted_after_a_failed_check(self):
-        verdict, reason, _ = self.verdict('rq_fail "cleanup"\nrq_finish corrupted "3 bad blocks"')
+        verdict, reason, _ = self.verdict(
+            'rq_trigger t fired 3 1\nrq_fail "cleanup"\nrq_finish corrupted "3 bad blocks"')
         self.assertEqual((verdict, reason), ("corrupted", "3 bad blocks; cleanup"))
 
     def test_a_trigger_that_fell_short_is_an_error(self):
@@ -241,6 +242,19 @@ rq_scenario_begin x
             self.assertEqual(verdict, "error", call)
             self.assertIn("fired has no minimum", reason)
             self.assertIs(details["trigger"]["met"], False)
+
+    def test_a_verdict_without_trigger_evidence_is_an_error(self):
+        for said in ("clean", "violated", "corrupted", "livelocked"):
+            verdict, reason, details = self.verdict(f'rq_finish {said} "it ran"')
+            self.assertEqual(verdict, "error", said)
+            self.assertIn("no trigger evidence recorded", reason)
+            self.assertEqual(details["scenario_verdict"], said)
+
+    def test_a_scenario_without_a_trigger_says_why(self):
+        verdict, _, details = self.verdict('rq_no_trigger "it checks the tool"\nrq_finish clean')
+        self.assertEqual(verdict, "clean")
+        self.assertEqual(details["no_trigger"], "it checks the tool")
+        self.assertIsNone(details["trigger"])
 
 
 if __name__ == "__main__":

@@ -263,6 +263,9 @@ rq_kmemleak_scan() {
 # those merged into a request its driver had prepared (RQF_DONTPREP): the
 # 6ce3dd6eec invariant.  Loaded once per boot, reset at every scenario's
 # start, read at its verdict: a violation turns `clean` into `violated`.
+# A scenario may reset it again between runs of its own (rq_oracle_start,
+# for per-run figures): what it saw before such a reset still counts at the
+# verdict (RQ_ORACLE_RUNS keeps it).
 
 RQ_ORACLE=/sys/kernel/debug/rqpath-oracle
 
@@ -270,6 +273,15 @@ rq_oracle_start() {
 	if [ ! -d $RQ_ORACLE ] && ! modprobe rqpath-oracle 2> /tmp/rq-oracle.err; then
 		rq_log "the merge oracle did not load: $(cat /tmp/rq-oracle.err)"
 		return 1
+	fi
+	# The first reset of a scenario drops the previous scenario's counts;
+	# a later one keeps this scenario's so far for its verdict.
+	if [ ! -e "$RQ_ORACLE_RUNS" ]; then
+		: > "$RQ_ORACLE_RUNS"
+	elif [ -r $RQ_ORACLE/report ]; then
+		rq_oracle_parse $RQ_ORACLE/report >> "$RQ_ORACLE_RUNS"
+	else
+		echo "0 0 0 the merge oracle is not loaded" >> "$RQ_ORACLE_RUNS"
 	fi
 	echo 1 > $RQ_ORACLE/reset
 }
@@ -310,6 +322,22 @@ rq_oracle_read() {
 $(rq_oracle_parse /tmp/rq-oracle.txt)
 EOF
 	case $RQ_ORACLE_BLIND in "the merge oracle's report has no "*) RQ_ORACLE_MALFORMED=$RQ_ORACLE_BLIND ;; esac
+}
+
+# rq_oracle_read_all: rq_oracle_read over the whole scenario, the runs
+# before its own resets included (the verdict's reading).
+rq_oracle_read_all() {
+	rq_oracle_read
+	[ -s "$RQ_ORACLE_RUNS" ] || return 0
+	rq_detail_file oracle_before_resets "$RQ_ORACLE_RUNS"
+	RQ_VIOLATIONS=$((RQ_VIOLATIONS + $(awk '{ n += $1 } END { print n + 0 }' "$RQ_ORACLE_RUNS")))
+	_why=$(awk '{ $1 = $2 = $3 = ""; sub(/^ +/, "") } length { print; exit }' "$RQ_ORACLE_RUNS")
+	[ -z "$_why" ] && return 0
+	[ -z "$RQ_ORACLE_BLIND" ] && RQ_ORACLE_BLIND="$_why (before the scenario reset the oracle)"
+	case $_why in
+	"the merge oracle's report has no "*)
+		[ -z "$RQ_ORACLE_MALFORMED" ] && RQ_ORACLE_MALFORMED="$_why (before the scenario reset the oracle)" ;;
+	esac
 }
 
 # --- trigger evidence -------------------------------------------------------------
@@ -356,7 +384,7 @@ rq_result() {
 	[ "$RQ_REPORTED" = 1 ] && { rq_log "a second verdict ($1) ignored"; return 0; }
 	verdict=$1 reason=${2:-}
 	rq_phase_end
-	rq_oracle_read
+	rq_oracle_read_all
 	rq_detail_json oracle "$(cat /tmp/rq-oracle.json)"
 	rq_trigger_read
 	rq_detail_json trigger "$(cat /tmp/rq-trigger.json)"
@@ -653,11 +681,12 @@ rq_scenario_begin() {
 	RQ_FAILS=/tmp/rq-fails.txt
 	RQ_TIMING=/tmp/rq-timing.txt
 	RQ_TRIGGER=/tmp/rq-trigger.txt
+	RQ_ORACLE_RUNS=/tmp/rq-oracle-runs.txt
 	RQ_NO_TRIGGER=/tmp/rq-no-trigger.txt
 	RQ_ALLOWED=/tmp/rq-allowed.txt
 	RQ_REPORTS=/tmp/rq-reports.txt
 	echo '{}' > "$RQ_DETAILS"
-	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable
+	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable "$RQ_ORACLE_RUNS"
 	mkdir -p "$RQ_DETAILS_DIR"
 	echo 0 > "$RQ_DETAILS_DIR/.seq"
 	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_NO_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
@@ -665,7 +694,7 @@ rq_scenario_begin() {
 	done
 	RQ_REPORTED=0
 	RQ_T0=$(rq_now)
-	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_NO_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
+	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_NO_TRIGGER RQ_ORACLE_RUNS RQ_ALLOWED RQ_REPORTS RQ_T0
 	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
 	rq_report START "$RQ_SCENARIO t=$RQ_T0"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"

@@ -256,6 +256,27 @@ rq_scenario_begin x
         self.assertEqual(details["no_trigger"], "it checks the tool")
         self.assertIsNone(details["trigger"])
 
+    def test_every_oracle_run_of_a_scenario_counts(self):
+        # corruption-multiqueue resets the oracle before each of its runs:
+        # what the earlier runs saw must still reach the verdict.
+        d = self.dir
+        with open(os.path.join(d, "clean-report"), "w") as f:
+            f.write(CLEAN_ORACLE)
+        for earlier, verdict_wanted, text in (
+                (CLEAN_ORACLE.replace("missed_probes 0", "missed_probes 4"), "error",
+                 "4 missed kretprobe instances"),
+                (CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merges 2"), "violated",
+                 "2 bios merged into requests the driver had prepared")):
+            with open(os.path.join(d, "earlier-report"), "w") as f:
+                f.write(earlier)
+            self.oracle(CLEAN_ORACLE)
+            verdict, reason, _ = self.verdict(
+                f"rq_oracle_start\ncp {d}/earlier-report {d}/oracle/report\n"
+                f"rq_oracle_start\ncp {d}/clean-report {d}/oracle/report\n"
+                "rq_trigger t fired 3 1\nrq_finish clean")
+            self.assertEqual(verdict, verdict_wanted, earlier)
+            self.assertIn(text, reason)
+
 
 if __name__ == "__main__":
     unittest.main()

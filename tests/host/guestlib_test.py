@@ -277,6 +277,53 @@ rq_scenario_begin x
             self.assertEqual(verdict, verdict_wanted, earlier)
             self.assertIn(text, reason)
 
+    # --- corruption.sh: ext4 and sata (issue 29, 1.4) -------------------------
+
+    EXT4_FAKES = """
+. {d}/corruption.sh
+# (not a name dash takes for a function)
+mkdir {d}/bin && printf '#!/bin/sh\n' > {d}/bin/mkfs.ext4 && chmod +x {d}/bin/mkfs.ext4
+PATH={d}/bin:$PATH
+mount() { :; }; umount() { :; }; sync() { :; }
+e2fsck() { echo "clean"; }
+rq_trace_start() { :; }; rq_trace_stop() { :; }
+fio() {
+	_out= _v=0
+	for a; do case $a in --output=*) _out=${a#--output=} ;; --verify_only=1) _v=1 ;; esac; done
+	if [ $_v = 1 ]; then
+		printf '{"jobs": [{"jobname": "buffered", "error": 0, "read": {"io_bytes": 4194304}},
+			{"jobname": "direct", "error": 0, "read": {"io_bytes": 8388608}}]}' > "$_out"
+		echo "verify: bad magic header 0, wanted acca at file direct.0.0 offset 4096, length 4096" >&2
+		return 0
+	fi
+	printf '{"jobs": [{"jobname": "buffered", "error": 0}, {"jobname": "direct", "error": WERR}]}' > "$_out"
+	[ WRC = 0 ] || echo "fio: io_u error on file direct.0.0: Input/output error: write offset=4096" >&2
+	return WRC
+}
+v=$(rq_ext4_workload /dev/sdz "$RQ_MIN_SATA")
+rq_finish "$v"
+"""
+
+    def ext4_run(self, write_ok):
+        """rq_ext4_workload (as corruption-sata runs it) with fio, mkfs,
+        mount and e2fsck replaced: the write phase succeeds or fails with
+        EIO; the verify phase then names a bad offset."""
+        self.oracle(CLEAN_ORACLE.replace("front_merges 0", "front_merges 40") +
+                    "disk sdz requeues 50 merge_candidates 9 prepared_requeues 50 prepared_candidates 9\n")
+        werr, wrc = ("0", "0") if write_ok else ("5", "1")
+        return self.verdict(self.EXT4_FAKES.replace("{d}", self.dir).replace("WERR", werr).replace("WRC", wrc))
+
+    def test_a_failed_write_phase_is_an_error_not_corruption(self):
+        verdict, reason, details = self.ext4_run(write_ok=False)
+        self.assertEqual(verdict, "error")
+        self.assertIn("the fio write phase failed", reason)
+        self.assertEqual(details["fio_verify_failures"], 1)
+
+    def test_a_bad_block_after_a_clean_write_phase_is_corruption(self):
+        verdict, reason, _ = self.ext4_run(write_ok=True)
+        self.assertEqual(verdict, "corrupted")
+        self.assertIn("fio verify: 1 blocks bad", reason)
+
 
 if __name__ == "__main__":
     unittest.main()

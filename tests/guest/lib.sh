@@ -44,11 +44,14 @@ rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 rq_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 # rq_workload_seconds N: the time bound of a workload whose work is checked
-# against minimum counts, stretched by the kernel's slowdown (a debug
-# kernel runs its scenarios several times slower: tests/run's
-# DEBUG_SLOWDOWN, passed as rqpath.slowdown).  A limit that is itself the
-# check (a suspend within 2 s) is not stretched.
-rq_workload_seconds() { echo $(($1 * ${RQ_SLOWDOWN:-1})); }
+# against minimum counts, or of a wait for something that must happen,
+# stretched by the kernel's slowdown (a debug kernel runs its scenarios
+# several times slower: tests/run's DEBUG_SLOWDOWN, passed as
+# rqpath.slowdown).  N may have decimals; a whole N gives a whole number.
+# A limit that is itself the check (a suspend within 2 s) is not stretched.
+rq_workload_seconds() {
+	awk -v s="$1" -v k="${RQ_SLOWDOWN:-1}" 'BEGIN { x = s * k; if (x == int(x)) printf "%d\n", x; else printf "%.1f\n", x }'
+}
 
 rq_cmdline_arg() {
 	# shellcheck disable=SC2013 # the command line is words

@@ -324,6 +324,63 @@ rq_finish "$v"
         self.assertEqual(verdict, "corrupted")
         self.assertIn("fio verify: 1 blocks bad", reason)
 
+    # --- rqpath-discard (issue 29, 1.2) ---------------------------------------
+
+    DISCARD_FAKES = """
+RQ_SLOWDOWN=@SLOWDOWN@
+. {d}/scenarios/rqpath-discard.sh
+rqp_setup() { RQP_P1=/dev/sdy RQP_P2=/dev/sdz RQP_M1=8:0 RQP_M2=8:16; }
+rqp_cleanup() { :; }
+dmsetup() { case "$*" in *fail_path*) : > {d}/paths-failed ;; esac; }
+rqpathctl() {
+	echo "$*" >> {d}/watches
+	_j=
+	for a; do
+		[ "$_j" = 1 ] && echo '{"verdict": "drained"}' > "$a"
+		_j=; [ "$a" = --json ] && _j=1
+	done
+	return 0
+}
+rqp_st() {
+	ST_line=fake RQ_IN_FLIGHT=0 RQ_ERRORS=0 RQ_DISCARD_MAPPED=1 RQ_DISCARD_BUSY=0 RQ_DISCARD_ERRORS=0
+	RQ_DISCARD_COMPLETED=$([ -e {d}/discard-done ] && echo 1 || echo 0)
+}
+check_ops() {
+	rq_trigger rqpath write_zeroes_mapped 1 1
+	run_op discard discard the_discard
+}
+"""
+
+    def discard_run(self, op, slowdown=1):
+        """rqpath-discard's run_op on a discard that is the shell function
+        OP, with dm-rqpath's status, dmsetup and rqpathctl replaced: the
+        watch finds nothing in flight at its first sample (exit 0), and
+        failing a path ends whatever still waits with EIO."""
+        return self.verdict(self.DISCARD_FAKES.replace("{d}", self.dir).replace("@SLOWDOWN@", str(slowdown)) +
+                            op.replace("{d}", self.dir) + "\nscenario_run\n")
+
+    def test_an_operation_never_seen_to_complete_is_an_error(self):
+        # In flight until both paths are failed, then EIO; the watch's
+        # first sample saw nothing in flight.
+        verdict, reason, _ = self.discard_run("""the_discard() {
+	while [ ! -e {d}/paths-failed ]; do sleep 0.1; done
+	echo "blkdiscard: BLKDISCARD ioctl failed: Input/output error" >&2
+	return 1
+}""")
+        self.assertEqual(verdict, "error")
+        self.assertIn("discard: 'the_discard' did not complete", reason)
+
+    def test_the_discards_first_wait_is_stretched_by_the_slowdown(self):
+        # 2 s: over the 1.5 s bound on a normal kernel, within it when the
+        # kernel is twice as slow.  Without the stretch the watch runs.
+        verdict, _, _ = self.discard_run("""the_discard() {
+	sleep 2
+	: > {d}/discard-done
+}""", slowdown=2)
+        self.assertEqual(verdict, "clean")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "watches")),
+                         "rqpathctl watch ran before the stretched bound")
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -146,7 +146,7 @@ wd_scenario() {
 	  phases: $p,
 	  watch_sessions: ($s | length),
 	  watch_exits: ($s | group_by(.exit) | map({key: (.[0].exit | tostring), value: length}) | from_entries),
-	  false_alarms: ($s | map(select(.exit == 3)) | length),
+	  false_alarms: ($s | map(select(.exit == $livelock)) | length),
 	  bad_sessions: ($s | map(select(.exit != 0))),
 	  load_s: ($p | map(.load_s) | add // 0 | . * 100 | round / 100),
 	  watched_s: ($s | map(.end_s - .start_s) | add // 0 | . * 100 | round / 100),

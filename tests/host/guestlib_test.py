@@ -381,6 +381,42 @@ check_ops() {
         self.assertFalse(os.path.exists(os.path.join(self.dir, "watches")),
                          "rqpathctl watch ran before the stretched bound")
 
+    # --- watchdog.sh (issue 29, 1.8) --------------------------------------------
+
+    WATCHDOG_FAKES = """
+. {d}/watchdog.sh
+LL_SD_SYSFS={d}/sd
+wd_setup() { :; }
+rqpathctl() { :; }
+rq_unload() { :; }
+wd_phase() {
+	[ "$1" = heavy ] && rc=EXIT || rc=0
+	echo "$1 1 0 5.00 $rc" >> {d}/wd-sessions.txt
+	echo "$1 $2 5.00 1 0 900 300 0.80" >> {d}/wd-phases.txt
+	echo '{"result": "clean", "generations": [], "totals": {"blocks_verified": 64, "bad": 0}}' > {d}/wd-rqcheck-$1.json
+}
+wd_scenario
+"""
+
+    def watchdog_run(self, watch_exit):
+        """wd_scenario over its two load phases, the followed watch of the
+        first ending with WATCH_EXIT, the second's quiet (0)."""
+        os.mkdir(os.path.join(self.dir, "sd"))
+        return self.verdict(self.WATCHDOG_FAKES.replace("{d}", self.dir).replace("EXIT", str(watch_exit)))
+
+    def test_a_livelock_verdict_of_the_watch_is_a_false_alarm(self):
+        verdict, reason, details = self.watchdog_run(1)
+        self.assertEqual(verdict, "error")
+        self.assertIn("FALSE ALARM: rqpathctl watch said livelock in 1 of 2 sessions", reason)
+        self.assertEqual(details["false_alarms"], 1)
+
+    def test_a_watch_that_failed_is_no_false_alarm(self):
+        verdict, reason, details = self.watchdog_run(3)
+        self.assertEqual(verdict, "error")
+        self.assertNotIn("FALSE ALARM", reason)
+        self.assertIn("watch sessions that did not end quiet: heavy session 1: exit 3", reason)
+        self.assertEqual(details["false_alarms"], 0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -10,6 +10,7 @@ the kernel log writer and the merge oracle replaced by files.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -416,6 +417,19 @@ wd_scenario
         self.assertNotIn("FALSE ALARM", reason)
         self.assertIn("watch sessions that did not end quiet: heavy session 1: exit 3", reason)
         self.assertEqual(details["false_alarms"], 0)
+
+    def test_the_watchdog_floors_are_the_ones_the_readme_quotes(self):
+        with open(os.path.join(GUEST, "watchdog.sh")) as f:
+            code = f.read()
+        with open(os.path.join(TOP, "tests", "README.md")) as f:
+            readme = f.read()
+        row = re.search(r"^\| `watchdog` \| `busy_per_completion` \(([0-9.]+)\), `max_flat_s` \(([0-9.]+) s\)",
+                        readme, re.M)
+        self.assertIsNotNone(row, "tests/README.md has no watchdog row in its trigger table")
+        for var, quoted in (("WD_MIN_RATIO", row.group(1)), ("WD_MIN_FLAT", row.group(2))):
+            m = re.search(rf"^{var}=([0-9.]+)$", code, re.M)
+            self.assertIsNotNone(m, var)
+            self.assertEqual(float(m.group(1)), float(quoted), var)
 
 
 if __name__ == "__main__":

@@ -40,14 +40,16 @@ class GuestLib(unittest.TestCase):
         files = [(os.path.join(GUEST, name), name) for name in
                  ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh")]
         files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
-                  for name in ("rqpath-discard.sh",)]
+                  for name in ("rqpath-discard.sh", "rqpath-suspend.sh")]
         for src, name in files:
             with open(src) as f:
                 text = f.read()
             # The guest's paths, into this test's folder (and nothing of
-            # this machine's: no mount point, no page cache to drop).
+            # this machine's: no mount point, no page cache to drop, no
+            # block device).
             for guest_path, here in (("/tmp/", "/"), ("/rqpath/", "/"), ("/mnt/rq", "/mnt-rq"),
-                                     ("/proc/sys/vm/drop_caches", "/drop_caches")):
+                                     ("/proc/sys/vm/drop_caches", "/drop_caches"),
+                                     ("/sys/block/", "/sys/block/")):
                 text = text.replace(guest_path, self.dir + here)
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
@@ -430,6 +432,27 @@ wd_scenario
             m = re.search(rf"^{var}=([0-9.]+)$", code, re.M)
             self.assertIsNotNone(m, var)
             self.assertEqual(float(m.group(1)), float(quoted), var)
+
+    # --- rqpath-suspend (issue 29, 1.9) -----------------------------------------
+
+    def test_a_suspend_counts_when_the_kernel_shows_it(self):
+        # dmsetup suspend returned 0, but the device is not suspended.
+        d = self.dir
+        os.makedirs(os.path.join(d, "sys", "block", "dm-7", "dm"))
+        with open(os.path.join(d, "sys", "block", "dm-7", "dm", "suspended"), "w") as f:
+            f.write("0\n")
+        verdict, reason, details = self.verdict(f"""
+. {d}/scenarios/rqpath-suspend.sh
+dmsetup() {{ :; }}
+SUS_DM=dm-7
+: > {d}/rqp-suspends.txt
+timed_suspend "load 1"
+rq_trigger rqpath suspends "$(wc -l < {d}/rqp-suspends.txt)" 1
+rq_finish clean""")
+        self.assertEqual(verdict, "error")
+        self.assertIn("load 1: dmsetup suspend returned, but the kernel does not show rqp-s suspended", reason)
+        self.assertEqual(details["trigger"]["counts"]["suspends"], 0)
+
 
 
 if __name__ == "__main__":

@@ -13,11 +13,17 @@
 #                     starts) a request that was handed back and had not
 #                     completed yet: the chance the bug needs, whatever the
 #                     stage then does with it
-#   merges            front and back merges the oracle saw
+#   merges            front and back merges the oracle saw, at least 1: an
+#                     oracle that saw no merge at all could not have seen
+#                     one into a prepared request either
 #   prepared_requeues, prepared_candidates
 #                     the same two counts for requests handed back after
 #                     the driver prepared them (RQF_DONTPREP): the only ones
-#                     a merge can corrupt.  Recorded, no minimum.
+#                     a merge can corrupt.  Recorded, no minimum: through
+#                     dm-rqpath (corruption-rqpath) the dm device's requeued
+#                     requests are never prepared, by design, and a minimum
+#                     for the others waits for their per-stage figures
+#                     (tests/bench --only evidence).
 #   blocks_verified   blocks written and read back by the workload
 
 # scsi_debug, one host, one LUN, one hardware queue:
@@ -86,7 +92,7 @@ EOF
 		esac
 		rq_trigger corruption "$name" "$n" "$min"
 	done
-	rq_trigger corruption merges "$merges" 0
+	rq_trigger corruption merges "$merges" 1
 	rq_trigger corruption prepared_requeues "$prepared_requeues" 0
 	rq_trigger corruption prepared_candidates "$prepared_candidates" 0
 }

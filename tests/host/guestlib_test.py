@@ -327,6 +327,15 @@ rq_finish "$v"
         self.assertEqual(verdict, "corrupted")
         self.assertIn("fio verify: 1 blocks bad", reason)
 
+    def test_a_corruption_run_whose_oracle_saw_no_merge_proves_nothing(self):
+        # Requeues and bios in front of them, but not one merge: the oracle
+        # could not have seen a merge into a prepared request either.
+        self.oracle(CLEAN_ORACLE + "disk sdz requeues 50 merge_candidates 9 prepared_requeues 50 prepared_candidates 9\n")
+        verdict, reason, details = self.verdict(
+            f'. {self.dir}/corruption.sh\nrq_corruption_trigger /dev/sdz 40000 "$RQ_MIN_TARGETED"\nrq_finish clean')
+        self.assertEqual(verdict, "error")
+        self.assertIn("merges 0 < 1", reason)
+
     # --- rqpath-discard (issue 29, 1.2) ---------------------------------------
 
     DISCARD_FAKES = """

@@ -13,11 +13,17 @@
 #                     starts) a request that was handed back and had not
 #                     completed yet: the chance the bug needs, whatever the
 #                     stage then does with it
-#   merges            front and back merges the oracle saw
+#   merges            front and back merges the oracle saw, at least 1: an
+#                     oracle that saw no merge at all could not have seen
+#                     one into a prepared request either
 #   prepared_requeues, prepared_candidates
 #                     the same two counts for requests handed back after
 #                     the driver prepared them (RQF_DONTPREP): the only ones
-#                     a merge can corrupt.  Recorded, no minimum.
+#                     a merge can corrupt.  Recorded, no minimum: through
+#                     dm-rqpath (corruption-rqpath) the dm device's requeued
+#                     requests are never prepared, by design, and a minimum
+#                     for the others waits for their per-stage figures
+#                     (tests/bench --only evidence).
 #   blocks_verified   blocks written and read back by the workload
 
 # scsi_debug, one host, one LUN, one hardware queue:
@@ -86,7 +92,7 @@ EOF
 		esac
 		rq_trigger corruption "$name" "$n" "$min"
 	done
-	rq_trigger corruption merges "$merges" 0
+	rq_trigger corruption merges "$merges" 1
 	rq_trigger corruption prepared_requeues "$prepared_requeues" 0
 	rq_trigger corruption prepared_candidates "$prepared_candidates" 0
 }
@@ -204,11 +210,13 @@ RQ_EXT4_FIO="--directory=/mnt/rq --bs=4k --verify=crc32c --randrepeat=1 --verify
 # rq_ext4_workload DEV MINIMA [rqcheck]: mkfs, the fio jobs, with "rqcheck"
 # also the targeted workload on an 8 MiB file of the filesystem (see
 # rq_ext4_rqcheck), e2fsck; prints the verdict.
-#   corrupted  fio's verify found bad blocks (at offsets), or e2fsck found
-#              damage after a write phase that completed cleanly
+#   corrupted  rqcheck on a file found bad blocks, or, after a fio write
+#              phase that completed cleanly, fio's verify found bad blocks
+#              (at offsets) or e2fsck found damage
 #   error      anything that stops the workload from proving either way: a
-#              failed mkfs or mount, a write phase that failed (EIO, ENOSPC),
-#              a missing or unreadable fio output
+#              failed mkfs or mount, a write phase that failed (EIO, ENOSPC,
+#              fio exit 1: whatever its verify says then), a missing or
+#              unreadable fio output
 rq_ext4_workload() {
 	dev=$1 minima=$2 with_rqcheck=${3:-}
 	jobs=$RQ_EXT4_FIO
@@ -265,19 +273,27 @@ rq_ext4_workload() {
 	# Blocks the verify pass read back (4 KiB each), for the trigger.
 	verified=$(jq '[.jobs[].read.io_bytes] | add / 4096 | floor' /tmp/fio-verify.clean 2>/dev/null)
 	rq_corruption_trigger "$dev" "$((${verified:-0} + file_verified))" "$minima"
-	if [ "$bad" -gt 0 ] || [ "$file_bad" -gt 0 ]; then
-		rq_detail reason "fio verify: $bad blocks bad at their offsets; rqcheck on a file: $file_bad bad blocks; e2fsck exit $fsck_rc"
+	# fio's verify reads what its write phase wrote: after a write phase
+	# that failed (EIO, ENOSPC), its bad blocks are blocks never written,
+	# not corruption.  rqcheck on a file writes and verifies on its own
+	# (it verifies only generations whose writes completed): its bad
+	# blocks count whatever fio's write phase did.
+	if [ "$file_bad" -gt 0 ]; then
+		rq_detail reason "rqcheck on a file: $file_bad bad blocks; fio verify: $bad blocks bad at their offsets (write exit $write_rc); e2fsck exit $fsck_rc"
 		echo corrupted
-	elif [ "$file_rc" != 0 ] && [ -n "$with_rqcheck" ]; then
-		rq_detail reason "rqcheck on a file of the filesystem failed (exit $file_rc)"
-		echo error
 	elif [ ! -s /tmp/fio-write.clean ] || [ ! -s /tmp/fio-verify.clean ]; then
 		rq_detail_file fio_output /tmp/fio-write.err 10
 		rq_detail reason "fio wrote no JSON output (write exit $write_rc, verify exit $verify_rc)"
 		echo error
 	elif [ "$write_rc" != 0 ] || [ "$written_ok" != true ]; then
 		rq_detail_file fio_output /tmp/fio-write.err 10
-		rq_detail reason "the fio write phase failed (exit $write_rc, job errors $(jq -c '[.jobs[].error]' /tmp/fio-write.clean 2>/dev/null)): nothing to verify"
+		rq_detail reason "the fio write phase failed (exit $write_rc, job errors $(jq -c '[.jobs[].error]' /tmp/fio-write.clean 2>/dev/null)): nothing to verify (fio verify then named $bad bad blocks)"
+		echo error
+	elif [ "$bad" -gt 0 ]; then
+		rq_detail reason "fio verify: $bad blocks bad at their offsets; rqcheck on a file: $file_bad bad blocks; e2fsck exit $fsck_rc"
+		echo corrupted
+	elif [ "$file_rc" != 0 ] && [ -n "$with_rqcheck" ]; then
+		rq_detail reason "rqcheck on a file of the filesystem failed (exit $file_rc)"
 		echo error
 	elif [ "$verify_rc" != 0 ]; then
 		rq_detail_file fio_output /tmp/fio-verify.err 10

@@ -44,11 +44,14 @@ rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 rq_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
 # rq_workload_seconds N: the time bound of a workload whose work is checked
-# against minimum counts, stretched by the kernel's slowdown (a debug
-# kernel runs its scenarios several times slower: tests/run's
-# DEBUG_SLOWDOWN, passed as rqpath.slowdown).  A limit that is itself the
-# check (a suspend within 2 s) is not stretched.
-rq_workload_seconds() { echo $(($1 * ${RQ_SLOWDOWN:-1})); }
+# against minimum counts, or of a wait for something that must happen,
+# stretched by the kernel's slowdown (a debug kernel runs its scenarios
+# several times slower: tests/run's DEBUG_SLOWDOWN, passed as
+# rqpath.slowdown).  N may have decimals; a whole N gives a whole number.
+# A limit that is itself the check (a suspend within 2 s) is not stretched.
+rq_workload_seconds() {
+	awk -v s="$1" -v k="${RQ_SLOWDOWN:-1}" 'BEGIN { x = s * k; if (x == int(x)) printf "%d\n", x; else printf "%.1f\n", x }'
+}
 
 rq_cmdline_arg() {
 	# shellcheck disable=SC2013 # the command line is words
@@ -269,6 +272,9 @@ rq_kmemleak_scan() {
 # those merged into a request its driver had prepared (RQF_DONTPREP): the
 # 6ce3dd6eec invariant.  Loaded once per boot, reset at every scenario's
 # start, read at its verdict: a violation turns `clean` into `violated`.
+# A scenario may reset it again between runs of its own (rq_oracle_start,
+# for per-run figures): what it saw before such a reset still counts at the
+# verdict (RQ_ORACLE_RUNS keeps it).
 
 RQ_ORACLE=/sys/kernel/debug/rqpath-oracle
 
@@ -277,54 +283,117 @@ rq_oracle_start() {
 		rq_log "the merge oracle did not load: $(cat /tmp/rq-oracle.err)"
 		return 1
 	fi
+	# The first reset of a scenario drops the previous scenario's counts;
+	# a later one keeps this scenario's so far for its verdict.
+	if [ ! -e "$RQ_ORACLE_RUNS" ]; then
+		: > "$RQ_ORACLE_RUNS"
+	elif [ -r $RQ_ORACLE/report ]; then
+		rq_oracle_parse $RQ_ORACLE/report >> "$RQ_ORACLE_RUNS"
+	else
+		echo "0 0 0 the merge oracle is not loaded" >> "$RQ_ORACLE_RUNS"
+	fi
 	echo 1 > $RQ_ORACLE/reset
+}
+
+# rq_oracle_parse FILE: one line "PREPARED UNATTRIBUTED MISSED WHY" from
+# an oracle report, WHY being why it cannot vouch for the run (empty when
+# it can).  A report without one of its keys, or with one twice, is a
+# report this library cannot read: never 0 violations.
+RQ_ORACLE_KEYS="front_merges back_merges prepared_merges unattributed_merges missed_probes"
+rq_oracle_parse() {
+	awk -v keys="$RQ_ORACLE_KEYS" '
+		BEGIN { n = split(keys, k); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+		($1 in want) && NF == 2 && $2 ~ /^[0-9]+$/ { v[$1] = $2; seen[$1]++ }
+		END {
+			for (i = 1; i <= n; i++) {
+				if (!seen[k[i]]) { miss = miss s k[i]; s = ", " }
+				else if (seen[k[i]] > 1) { miss = miss s k[i] " (more than once)"; s = ", " }
+			}
+			if (miss != "") why = "the merge oracle" q "s report has no " miss
+			else if (v["unattributed_merges"] > 0) why = v["unattributed_merges"] " merges into requests the oracle did not see"
+			else if (v["missed_probes"] > 0) why = v["missed_probes"] " missed kretprobe instances"
+			printf "%d %d %d %s\n", v["prepared_merges"], v["unattributed_merges"], v["missed_probes"], why
+		}' q="'" "$1"
 }
 
 # rq_oracle_read: the oracle's report in /tmp/rq-oracle.txt (lines: "key
 # N", "disk NAME requeues N merge_candidates N", "violation ...") and
-# /tmp/rq-oracle.json; sets RQ_VIOLATIONS and RQ_ORACLE_BLIND (why it
-# cannot vouch for the run).
+# /tmp/rq-oracle.json; sets RQ_VIOLATIONS, RQ_ORACLE_BLIND (why it cannot
+# vouch for the run) and RQ_ORACLE_MALFORMED (the same, when the report
+# lacks a key: then no verdict can stand on it).
 rq_oracle_read() {
-	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND="the merge oracle is not loaded"
+	RQ_VIOLATIONS=0 RQ_ORACLE_BLIND="the merge oracle is not loaded" RQ_ORACLE_MALFORMED=""
 	echo null > /tmp/rq-oracle.json
 	[ -r $RQ_ORACLE/report ] || return 0
 	cat $RQ_ORACLE/report > /tmp/rq-oracle.txt
 	cat $RQ_ORACLE/report.json > /tmp/rq-oracle.json
-	RQ_VIOLATIONS=$(awk '$1 == "prepared_merges" { print $2 + 0 }' /tmp/rq-oracle.txt)
-	RQ_ORACLE_BLIND=$(awk '$1 == "unattributed_merges" && $2 > 0 { print $2 " merges into requests the oracle did not see" }
-		$1 == "missed_probes" && $2 > 0 { print $2 " missed kretprobe instances" }' /tmp/rq-oracle.txt | head -n 1)
+	read -r RQ_VIOLATIONS _ _ RQ_ORACLE_BLIND <<EOF
+$(rq_oracle_parse /tmp/rq-oracle.txt)
+EOF
+	case $RQ_ORACLE_BLIND in "the merge oracle's report has no "*) RQ_ORACLE_MALFORMED=$RQ_ORACLE_BLIND ;; esac
+}
+
+# rq_oracle_read_all: rq_oracle_read over the whole scenario, the runs
+# before its own resets included (the verdict's reading).
+rq_oracle_read_all() {
+	rq_oracle_read
+	[ -s "$RQ_ORACLE_RUNS" ] || return 0
+	rq_detail_file oracle_before_resets "$RQ_ORACLE_RUNS"
+	RQ_VIOLATIONS=$((RQ_VIOLATIONS + $(awk '{ n += $1 } END { print n + 0 }' "$RQ_ORACLE_RUNS")))
+	_why=$(awk '{ $1 = $2 = $3 = ""; sub(/^ +/, "") } length { print; exit }' "$RQ_ORACLE_RUNS")
+	[ -z "$_why" ] && return 0
+	[ -z "$RQ_ORACLE_BLIND" ] && RQ_ORACLE_BLIND="$_why (before the scenario reset the oracle)"
+	case $_why in
+	"the merge oracle's report has no "*)
+		[ -z "$RQ_ORACLE_MALFORMED" ] && RQ_ORACLE_MALFORMED="$_why (before the scenario reset the oracle)" ;;
+	esac
 }
 
 # --- trigger evidence -------------------------------------------------------------
 # A verdict is only worth something if the scenario fired the trigger its bug
 # needs.  rq_trigger records one count and its minimum; a `clean`, `violated`
-# or `livelocked` verdict whose counts fall short becomes `error`.
+# or `livelocked` verdict whose counts fall short becomes `error`.  A
+# `clean`, `violated`, `corrupted` or `livelocked` verdict with no count
+# recorded at all is `error` too, unless the scenario said why it has none
+# with rq_no_trigger (one that checks a tool or a table, not a bug's
+# preconditions): forgetting the evidence must not pass.
 
 rq_trigger() { # FAMILY NAME COUNT MINIMUM
 	echo "$1 $2 ${3:-0} $4" >> "$RQ_TRIGGER"
 }
 
+rq_no_trigger() { # WHY
+	printf '%s\n' "$*" > "$RQ_NO_TRIGGER"
+}
+
 # rq_trigger_read: details.trigger as JSON in /tmp/rq-trigger.json; sets
-# RQ_TRIGGER_SHORT to what fell short.
+# RQ_TRIGGER_SHORT to what fell short.  A minimum that is not a number
+# (left out, empty) is never met: "NAME has no minimum" (and the count is
+# missing from details.trigger.minimum).
 rq_trigger_read() {
-	RQ_TRIGGER_SHORT=$(awk '$3 + 0 < $4 + 0 { printf "%s%s %s < %s", s, $2, $3, $4; s = ", " }' "$RQ_TRIGGER")
-	awk '{ f = $1; c = c s "\"" $2 "\": " ($3 + 0); m = m s "\"" $2 "\": " $4; if ($3 + 0 < $4 + 0) ok = "false"; s = ", " }
-		END { if (NR) printf "{\"family\": \"%s\", \"counts\": {%s}, \"minimum\": {%s}, \"met\": %s}", f, c, m, ok ? ok : "true"; else printf "null" }' \
-		"$RQ_TRIGGER" > /tmp/rq-trigger.json
+	awk -v shortfile=/tmp/rq-trigger-short.txt 'function num(x) { return x ~ /^[0-9]+([.][0-9]+)?$/ }
+		{ f = $1; c = c s "\"" $2 "\": " ($3 + 0); s = ", "
+		  if (num($4)) { m = m u "\"" $2 "\": " $4; u = ", " }
+		  if (!num($4)) { short = short t $2 " has no minimum"; t = ", " }
+		  else if ($3 + 0 < $4 + 0) { short = short t $2 " " ($3 + 0) " < " $4; t = ", " } }
+		END { if (NR) printf "{\"family\": \"%s\", \"counts\": {%s}, \"minimum\": {%s}, \"met\": %s}", f, c, m, short == "" ? "true" : "false"; else printf "null"
+			print short > shortfile }' "$RQ_TRIGGER" > /tmp/rq-trigger.json
+	RQ_TRIGGER_SHORT=$(cat /tmp/rq-trigger-short.txt)
 }
 
 # --- the verdict ----------------------------------------------------------------
 
 # rq_result VERDICT [REASON]: the one way a scenario reports.  What the
 # scenario says is overruled, in this order, by a kernel report it did not
-# expect (`warned`), by trigger evidence that fell short (`error`), and by
-# the merge oracle (`clean` becomes `violated`).  The line goes to the
+# expect (`warned`), by trigger evidence that is missing or fell short
+# (`error`), by a merge oracle report it cannot read (`error`), and by the
+# merge oracle (`clean` becomes `violated`).  The line goes to the
 # harness at once, so a result survives whatever the kernel does afterwards.
 rq_result() {
 	[ "$RQ_REPORTED" = 1 ] && { rq_log "a second verdict ($1) ignored"; return 0; }
 	verdict=$1 reason=${2:-}
 	rq_phase_end
-	rq_oracle_read
+	rq_oracle_read_all
 	rq_detail_json oracle "$(cat /tmp/rq-oracle.json)"
 	rq_trigger_read
 	rq_detail_json trigger "$(cat /tmp/rq-trigger.json)"
@@ -335,11 +404,28 @@ rq_result() {
 		verdict=warned
 	fi
 	[ -s "$RQ_REPORTS.allowed" ] && rq_detail_file kernel_reports_allowed "$RQ_REPORTS.allowed" 20
+	[ -s "$RQ_NO_TRIGGER" ] && rq_detail no_trigger "$(cat "$RQ_NO_TRIGGER")"
+	case $verdict in
+	clean|violated|corrupted|livelocked)
+		if [ ! -s "$RQ_TRIGGER" ] && [ ! -s "$RQ_NO_TRIGGER" ]; then
+			rq_detail scenario_verdict "$verdict"
+			reason="no trigger evidence recorded (rq_trigger), and the scenario did not say why it has none (rq_no_trigger)${reason:+ (scenario: $verdict, $reason)}"
+			verdict=error
+		fi ;;
+	esac
 	case $verdict in
 	clean|violated|livelocked)
 		if [ -n "$RQ_TRIGGER_SHORT" ]; then
 			rq_detail scenario_verdict "$verdict"
 			reason="the trigger did not fire: $RQ_TRIGGER_SHORT${reason:+ (scenario: $verdict, $reason)}"
+			verdict=error
+		fi ;;
+	esac
+	case $verdict in
+	clean|violated|livelocked)
+		if [ -n "$RQ_ORACLE_MALFORMED" ]; then
+			rq_detail scenario_verdict "$verdict"
+			reason="$RQ_ORACLE_MALFORMED${reason:+ (scenario: $verdict, $reason)}"
 			verdict=error
 		fi ;;
 	esac
@@ -604,18 +690,20 @@ rq_scenario_begin() {
 	RQ_FAILS=/tmp/rq-fails.txt
 	RQ_TIMING=/tmp/rq-timing.txt
 	RQ_TRIGGER=/tmp/rq-trigger.txt
+	RQ_ORACLE_RUNS=/tmp/rq-oracle-runs.txt
+	RQ_NO_TRIGGER=/tmp/rq-no-trigger.txt
 	RQ_ALLOWED=/tmp/rq-allowed.txt
 	RQ_REPORTS=/tmp/rq-reports.txt
 	echo '{}' > "$RQ_DETAILS"
-	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable
+	rm -rf "$RQ_DETAILS_DIR" /tmp/rq-verdict /tmp/rq-unusable "$RQ_ORACLE_RUNS"
 	mkdir -p "$RQ_DETAILS_DIR"
 	echo 0 > "$RQ_DETAILS_DIR/.seq"
-	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
+	for f in "$RQ_FAILS" "$RQ_TIMING" "$RQ_TIMING.cur" "$RQ_TRIGGER" "$RQ_NO_TRIGGER" "$RQ_ALLOWED" "$RQ_REPORTS"; do
 		: > "$f"
 	done
 	RQ_REPORTED=0
 	RQ_T0=$(rq_now)
-	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_ALLOWED RQ_REPORTS RQ_T0
+	export RQ_SCENARIO RQ_SEQ RQ_DETAILS RQ_DETAILS_DIR RQ_FAILS RQ_TIMING RQ_TRIGGER RQ_NO_TRIGGER RQ_ORACLE_RUNS RQ_ALLOWED RQ_REPORTS RQ_T0
 	rq_kmsg "START $RQ_SCENARIO #$RQ_SEQ"
 	rq_report START "$RQ_SCENARIO t=$RQ_T0"
 	rq_log "=== scenario $RQ_SCENARIO on stage $RQ_STAGE"

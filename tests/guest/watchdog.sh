@@ -26,15 +26,18 @@
 # "watchdog"): busy hand-backs per completion over the run at least
 # WD_MIN_RATIO, and a stretch of at least WD_MIN_FLAT seconds without a
 # completion while requests were in flight (the watch's max_flat_s); a run
-# that did not get there is an error, not a pass.  README.md quotes these
-# floors and the measured figures.
+# that did not get there is an error, not a pass.  tests/README.md quotes
+# these floors; README.md the measured figures (2.88-3.95 busy hand-backs
+# per completion, flat stretches of 0.80-0.81 s: the sparse phase's 0.9 s
+# commands seen through 200 ms samples, against at most 0.4 s in the heavy
+# phase).
 WD_NAME=wdll
 WD_QDEPTH=1
 # ndelay (ns) and rqcheck arguments of each phase.
 WD_PHASES="heavy:20000000:--size=1m:--time=6 sparse:900000000:--size=16k:--time=5"
 WD_RQCHECK="--bs 4k --qd 32"
 WD_WAIT=60
-WD_MIN_RATIO=2.0
+WD_MIN_RATIO=2.5
 WD_MIN_FLAT=0.5
 
 
@@ -146,7 +149,7 @@ wd_scenario() {
 	  phases: $p,
 	  watch_sessions: ($s | length),
 	  watch_exits: ($s | group_by(.exit) | map({key: (.[0].exit | tostring), value: length}) | from_entries),
-	  false_alarms: ($s | map(select(.exit == 3)) | length),
+	  false_alarms: ($s | map(select(.exit == $livelock)) | length),
 	  bad_sessions: ($s | map(select(.exit != 0))),
 	  load_s: ($p | map(.load_s) | add // 0 | . * 100 | round / 100),
 	  watched_s: ($s | map(.end_s - .start_s) | add // 0 | . * 100 | round / 100),

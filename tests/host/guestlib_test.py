@@ -10,6 +10,7 @@ the kernel log writer and the merge oracle replaced by files.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -27,18 +28,29 @@ BOOT_LOG = """\
 [   32.000000] rqpath: START x #2
 """
 
-CLEAN_ORACLE = "prepared_merges 0\nunattributed_merges 0\nmissed_probes 0\n"
+CLEAN_ORACLE = ("front_merges 0\nback_merges 0\nprepared_merges 0\nunattributed_merges 0\n"
+                "missed_probes 0\n")
 
 
 class GuestLib(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="rqpath-guestlib-")
         self.addCleanup(shutil.rmtree, self.dir)
-        for name in ("lib.sh", "livelock.sh", "multipath.sh"):
-            with open(os.path.join(GUEST, name)) as f:
+        os.mkdir(os.path.join(self.dir, "scenarios"))
+        files = [(os.path.join(GUEST, name), name) for name in
+                 ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh")]
+        files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
+                  for name in ("rqpath-discard.sh", "rqpath-suspend.sh")]
+        for src, name in files:
+            with open(src) as f:
                 text = f.read()
-            # The guest's paths, into this test's folder.
-            text = text.replace("/tmp/", self.dir + "/").replace("/rqpath/", self.dir + "/")
+            # The guest's paths, into this test's folder (and nothing of
+            # this machine's: no mount point, no page cache to drop, no
+            # block device).
+            for guest_path, here in (("/tmp/", "/"), ("/rqpath/", "/"), ("/mnt/rq", "/mnt-rq"),
+                                     ("/proc/sys/vm/drop_caches", "/drop_caches"),
+                                     ("/sys/block/", "/sys/block/")):
+                text = text.replace(guest_path, self.dir + here)
             with open(os.path.join(self.dir, name), "w") as f:
                 f.write(text)
         os.mkdir(os.path.join(self.dir, "oracle"))
@@ -69,8 +81,10 @@ rq_kmsg() {{ :; }}
 rq_scenario_begin x
 {body}
 """
-        proc = subprocess.run(["dash", "-c", script], capture_output=True, text=True, timeout=60)
         results = os.path.join(d, "results")
+        if os.path.exists(results):
+            os.unlink(results)  # a test may run several scenarios
+        proc = subprocess.run(["dash", "-c", script], capture_output=True, text=True, timeout=60)
         lines = []
         if os.path.exists(results):
             with open(results) as f:
@@ -103,7 +117,8 @@ rq_scenario_begin x
         self.assertEqual(details["failed_checks"], ["first", "second"])
 
     def test_corruption_stays_corrupted_after_a_failed_check(self):
-        verdict, reason, _ = self.verdict('rq_fail "cleanup"\nrq_finish corrupted "3 bad blocks"')
+        verdict, reason, _ = self.verdict(
+            'rq_trigger t fired 3 1\nrq_fail "cleanup"\nrq_finish corrupted "3 bad blocks"')
         self.assertEqual((verdict, reason), ("corrupted", "3 bad blocks; cleanup"))
 
     def test_a_trigger_that_fell_short_is_an_error(self):
@@ -236,6 +251,243 @@ rq_scenario_begin x
         _, output = self.run_guest(
             f'. {self.dir}/livelock.sh\nLL_PID=5\necho "HUNG[$(ll_hung_line)]"')
         self.assertIn("HUNG[1:[   40.000000] INFO: task sync:5 blocked", output)
+
+    # --- evidence and the oracle fail closed (issue 29, 1.5) -----------------
+
+    def test_an_oracle_report_without_its_keys_cannot_vouch(self):
+        # A renamed or missing prepared_merges is not 0 violations.
+        for report in (CLEAN_ORACLE.replace("prepared_merges 0\n", ""),
+                       CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merge 3"),
+                       CLEAN_ORACLE.replace("missed_probes 0\n", "")):
+            self.oracle(report)
+            for said in ("clean", "violated"):
+                verdict, reason, _ = self.verdict(f'rq_trigger t fired 3 1\nrq_finish {said}')
+                self.assertEqual(verdict, "error", (report, said))
+                self.assertIn("the merge oracle's report has no", reason)
+
+    def test_a_trigger_without_a_minimum_is_not_met(self):
+        for call in ('rq_trigger t fired 3 ""', "rq_trigger t fired 3", "rq_trigger t fired 3 many"):
+            verdict, reason, details = self.verdict(f'{call}\nrq_finish clean')
+            self.assertEqual(verdict, "error", call)
+            self.assertIn("fired has no minimum", reason)
+            self.assertIs(details["trigger"]["met"], False)
+
+    def test_a_verdict_without_trigger_evidence_is_an_error(self):
+        for said in ("clean", "violated", "corrupted", "livelocked"):
+            verdict, reason, details = self.verdict(f'rq_finish {said} "it ran"')
+            self.assertEqual(verdict, "error", said)
+            self.assertIn("no trigger evidence recorded", reason)
+            self.assertEqual(details["scenario_verdict"], said)
+
+    def test_a_scenario_without_a_trigger_says_why(self):
+        verdict, _, details = self.verdict('rq_no_trigger "it checks the tool"\nrq_finish clean')
+        self.assertEqual(verdict, "clean")
+        self.assertEqual(details["no_trigger"], "it checks the tool")
+        self.assertIsNone(details["trigger"])
+
+    def test_every_oracle_run_of_a_scenario_counts(self):
+        # corruption-multiqueue resets the oracle before each of its runs:
+        # what the earlier runs saw must still reach the verdict.
+        d = self.dir
+        with open(os.path.join(d, "clean-report"), "w") as f:
+            f.write(CLEAN_ORACLE)
+        for earlier, verdict_wanted, text in (
+                (CLEAN_ORACLE.replace("missed_probes 0", "missed_probes 4"), "error",
+                 "4 missed kretprobe instances"),
+                (CLEAN_ORACLE.replace("prepared_merges 0", "prepared_merges 2"), "violated",
+                 "2 bios merged into requests the driver had prepared")):
+            with open(os.path.join(d, "earlier-report"), "w") as f:
+                f.write(earlier)
+            self.oracle(CLEAN_ORACLE)
+            verdict, reason, _ = self.verdict(
+                f"rq_oracle_start\ncp {d}/earlier-report {d}/oracle/report\n"
+                f"rq_oracle_start\ncp {d}/clean-report {d}/oracle/report\n"
+                "rq_trigger t fired 3 1\nrq_finish clean")
+            self.assertEqual(verdict, verdict_wanted, earlier)
+            self.assertIn(text, reason)
+
+    # --- corruption.sh: ext4 and sata (issue 29, 1.4) -------------------------
+
+    EXT4_FAKES = """
+. {d}/corruption.sh
+# (not a name dash takes for a function)
+mkdir {d}/bin && printf '#!/bin/sh\n' > {d}/bin/mkfs.ext4 && chmod +x {d}/bin/mkfs.ext4
+PATH={d}/bin:$PATH
+mount() { :; }; umount() { :; }; sync() { :; }
+e2fsck() { echo "clean"; }
+rq_trace_start() { :; }; rq_trace_stop() { :; }
+fio() {
+	_out= _v=0
+	for a; do case $a in --output=*) _out=${a#--output=} ;; --verify_only=1) _v=1 ;; esac; done
+	if [ $_v = 1 ]; then
+		printf '{"jobs": [{"jobname": "buffered", "error": 0, "read": {"io_bytes": 4194304}},
+			{"jobname": "direct", "error": 0, "read": {"io_bytes": 8388608}}]}' > "$_out"
+		echo "verify: bad magic header 0, wanted acca at file direct.0.0 offset 4096, length 4096" >&2
+		return 0
+	fi
+	printf '{"jobs": [{"jobname": "buffered", "error": 0}, {"jobname": "direct", "error": WERR}]}' > "$_out"
+	[ WRC = 0 ] || echo "fio: io_u error on file direct.0.0: Input/output error: write offset=4096" >&2
+	return WRC
+}
+v=$(rq_ext4_workload /dev/sdz "$RQ_MIN_SATA")
+rq_finish "$v"
+"""
+
+    def ext4_run(self, write_ok):
+        """rq_ext4_workload (as corruption-sata runs it) with fio, mkfs,
+        mount and e2fsck replaced: the write phase succeeds or fails with
+        EIO; the verify phase then names a bad offset."""
+        self.oracle(CLEAN_ORACLE.replace("front_merges 0", "front_merges 40") +
+                    "disk sdz requeues 50 merge_candidates 9 prepared_requeues 50 prepared_candidates 9\n")
+        werr, wrc = ("0", "0") if write_ok else ("5", "1")
+        return self.verdict(self.EXT4_FAKES.replace("{d}", self.dir).replace("WERR", werr).replace("WRC", wrc))
+
+    def test_a_failed_write_phase_is_an_error_not_corruption(self):
+        verdict, reason, details = self.ext4_run(write_ok=False)
+        self.assertEqual(verdict, "error")
+        self.assertIn("the fio write phase failed", reason)
+        self.assertEqual(details["fio_verify_failures"], 1)
+
+    def test_a_bad_block_after_a_clean_write_phase_is_corruption(self):
+        verdict, reason, _ = self.ext4_run(write_ok=True)
+        self.assertEqual(verdict, "corrupted")
+        self.assertIn("fio verify: 1 blocks bad", reason)
+
+    def test_a_corruption_run_whose_oracle_saw_no_merge_proves_nothing(self):
+        # Requeues and bios in front of them, but not one merge: the oracle
+        # could not have seen a merge into a prepared request either.
+        self.oracle(CLEAN_ORACLE + "disk sdz requeues 50 merge_candidates 9 prepared_requeues 50 prepared_candidates 9\n")
+        verdict, reason, details = self.verdict(
+            f'. {self.dir}/corruption.sh\nrq_corruption_trigger /dev/sdz 40000 "$RQ_MIN_TARGETED"\nrq_finish clean')
+        self.assertEqual(verdict, "error")
+        self.assertIn("merges 0 < 1", reason)
+
+    # --- rqpath-discard (issue 29, 1.2) ---------------------------------------
+
+    DISCARD_FAKES = """
+RQ_SLOWDOWN=@SLOWDOWN@
+. {d}/scenarios/rqpath-discard.sh
+rqp_setup() { RQP_P1=/dev/sdy RQP_P2=/dev/sdz RQP_M1=8:0 RQP_M2=8:16; }
+rqp_cleanup() { :; }
+dmsetup() { case "$*" in *fail_path*) : > {d}/paths-failed ;; esac; }
+rqpathctl() {
+	echo "$*" >> {d}/watches
+	_j=
+	for a; do
+		[ "$_j" = 1 ] && echo '{"verdict": "drained"}' > "$a"
+		_j=; [ "$a" = --json ] && _j=1
+	done
+	return 0
+}
+rqp_st() {
+	ST_line=fake RQ_IN_FLIGHT=0 RQ_ERRORS=0 RQ_DISCARD_MAPPED=1 RQ_DISCARD_BUSY=0 RQ_DISCARD_ERRORS=0
+	RQ_DISCARD_COMPLETED=$([ -e {d}/discard-done ] && echo 1 || echo 0)
+}
+check_ops() {
+	rq_trigger rqpath write_zeroes_mapped 1 1
+	run_op discard discard the_discard
+}
+"""
+
+    def discard_run(self, op, slowdown=1):
+        """rqpath-discard's run_op on a discard that is the shell function
+        OP, with dm-rqpath's status, dmsetup and rqpathctl replaced: the
+        watch finds nothing in flight at its first sample (exit 0), and
+        failing a path ends whatever still waits with EIO."""
+        return self.verdict(self.DISCARD_FAKES.replace("{d}", self.dir).replace("@SLOWDOWN@", str(slowdown)) +
+                            op.replace("{d}", self.dir) + "\nscenario_run\n")
+
+    def test_an_operation_never_seen_to_complete_is_an_error(self):
+        # In flight until both paths are failed, then EIO; the watch's
+        # first sample saw nothing in flight.
+        verdict, reason, _ = self.discard_run("""the_discard() {
+	while [ ! -e {d}/paths-failed ]; do sleep 0.1; done
+	echo "blkdiscard: BLKDISCARD ioctl failed: Input/output error" >&2
+	return 1
+}""")
+        self.assertEqual(verdict, "error")
+        self.assertIn("discard: 'the_discard' did not complete", reason)
+
+    def test_the_discards_first_wait_is_stretched_by_the_slowdown(self):
+        # 2 s: over the 1.5 s bound on a normal kernel, within it when the
+        # kernel is twice as slow.  Without the stretch the watch runs.
+        verdict, _, _ = self.discard_run("""the_discard() {
+	sleep 2
+	: > {d}/discard-done
+}""", slowdown=2)
+        self.assertEqual(verdict, "clean")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "watches")),
+                         "rqpathctl watch ran before the stretched bound")
+
+    # --- watchdog.sh (issue 29, 1.8) --------------------------------------------
+
+    WATCHDOG_FAKES = """
+. {d}/watchdog.sh
+LL_SD_SYSFS={d}/sd
+wd_setup() { :; }
+rqpathctl() { :; }
+rq_unload() { :; }
+wd_phase() {
+	[ "$1" = heavy ] && rc=EXIT || rc=0
+	echo "$1 1 0 5.00 $rc" >> {d}/wd-sessions.txt
+	echo "$1 $2 5.00 1 0 900 300 0.80" >> {d}/wd-phases.txt
+	echo '{"result": "clean", "generations": [], "totals": {"blocks_verified": 64, "bad": 0}}' > {d}/wd-rqcheck-$1.json
+}
+wd_scenario
+"""
+
+    def watchdog_run(self, watch_exit):
+        """wd_scenario over its two load phases, the followed watch of the
+        first ending with WATCH_EXIT, the second's quiet (0)."""
+        os.mkdir(os.path.join(self.dir, "sd"))
+        return self.verdict(self.WATCHDOG_FAKES.replace("{d}", self.dir).replace("EXIT", str(watch_exit)))
+
+    def test_a_livelock_verdict_of_the_watch_is_a_false_alarm(self):
+        verdict, reason, details = self.watchdog_run(1)
+        self.assertEqual(verdict, "error")
+        self.assertIn("FALSE ALARM: rqpathctl watch said livelock in 1 of 2 sessions", reason)
+        self.assertEqual(details["false_alarms"], 1)
+
+    def test_a_watch_that_failed_is_no_false_alarm(self):
+        verdict, reason, details = self.watchdog_run(3)
+        self.assertEqual(verdict, "error")
+        self.assertNotIn("FALSE ALARM", reason)
+        self.assertIn("watch sessions that did not end quiet: heavy session 1: exit 3", reason)
+        self.assertEqual(details["false_alarms"], 0)
+
+    def test_the_watchdog_floors_are_the_ones_the_readme_quotes(self):
+        with open(os.path.join(GUEST, "watchdog.sh")) as f:
+            code = f.read()
+        with open(os.path.join(TOP, "tests", "README.md")) as f:
+            readme = f.read()
+        row = re.search(r"^\| `watchdog` \| `busy_per_completion` \(([0-9.]+)\), `max_flat_s` \(([0-9.]+) s\)",
+                        readme, re.M)
+        self.assertIsNotNone(row, "tests/README.md has no watchdog row in its trigger table")
+        for var, quoted in (("WD_MIN_RATIO", row.group(1)), ("WD_MIN_FLAT", row.group(2))):
+            m = re.search(rf"^{var}=([0-9.]+)$", code, re.M)
+            self.assertIsNotNone(m, var)
+            self.assertEqual(float(m.group(1)), float(quoted), var)
+
+    # --- rqpath-suspend (issue 29, 1.9) -----------------------------------------
+
+    def test_a_suspend_counts_when_the_kernel_shows_it(self):
+        # dmsetup suspend returned 0, but the device is not suspended.
+        d = self.dir
+        os.makedirs(os.path.join(d, "sys", "block", "dm-7", "dm"))
+        with open(os.path.join(d, "sys", "block", "dm-7", "dm", "suspended"), "w") as f:
+            f.write("0\n")
+        verdict, reason, details = self.verdict(f"""
+. {d}/scenarios/rqpath-suspend.sh
+dmsetup() {{ :; }}
+SUS_DM=dm-7
+: > {d}/rqp-suspends.txt
+timed_suspend "load 1"
+rq_trigger rqpath suspends "$(wc -l < {d}/rqp-suspends.txt)" 1
+rq_finish clean""")
+        self.assertEqual(verdict, "error")
+        self.assertIn("load 1: dmsetup suspend returned, but the kernel does not show rqp-s suspended", reason)
+        self.assertEqual(details["trigger"]["counts"]["suspends"], 0)
+
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ MARK=0
 
 scenario_run() {
 	rqp_init
+	rq_no_trigger "checks that bad tables and messages are refused with their reasons (at least 20 and 10, each a failed check if accepted), the same on every stage: no bug's trigger to fire"
 	for f in "$TABLES" "$MESSAGES"; do
 		[ -r "$f" ] || rq_fail "$f is not in the guest image (build-initramfs copies tests/data to /rqpath/data)"
 	done

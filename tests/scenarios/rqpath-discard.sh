@@ -13,6 +13,10 @@
 # target there.  The scenario tells that from a hang with `rqpathctl
 # watch`, ends each livelock by failing both paths (the requests are then
 # failed with EIO instead of being mapped again), and reports `livelocked`.
+# An operation that is neither seen to complete nor called a livelock by
+# the watch (it found nothing in flight, or gave up) is an error: the EIO
+# it ends with once both paths are failed is not a completion.  Every
+# bound on the operation is stretched by the kernel's slowdown.
 
 # shellcheck source=tests/guest/rqpath.sh
 . /rqpath/rqpath.sh
@@ -47,17 +51,26 @@ run_op() {
 	rqp_run "reset_counters" dmsetup message rqp-d 0 reset_counters
 	pid=
 	rqp_bg pid "/tmp/rqp-$tag.out" "$@"
-	rq_wait_pid "$pid" 1.5
+	rq_wait_pid "$pid" "$(rq_workload_seconds 1.5)"
 	rc=$?
 	if [ $rc = 124 ]; then
 		# Still running: a slow guest, a hang or a livelock?
-		rqpathctl watch rqp-d --interval 200 --stall 1.5 --timeout 20 \
+		rqpathctl watch rqp-d --interval 200 --stall 1.5 --timeout "$(rq_workload_seconds 20)" \
 			--json "/tmp/rqp-watch-$tag.json" > "/tmp/rqp-watch-$tag.txt" 2>&1
 		wrc=$?
 		rqp_st rqp-d
 		case $wrc in
-		0)	rq_wait_pid "$pid" 10
-			rc=$? ;;
+		0)	# Drained: nothing in flight at some sample (the first one,
+			# too).  The operation must then complete; if it does not,
+			# nothing says what it is stuck in.
+			drain=$(rq_workload_seconds 10)
+			rq_wait_pid "$pid" "$drain"
+			rc=$?
+			if [ $rc = 124 ]; then
+				rqp_st rqp-d
+				rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
+				rq_fail "$tag: '$*' did not complete: still running ${drain}s after the watch found nothing in flight, never seen to complete (status $(rqp_st_brief))"
+			fi ;;
 		1)	stuck=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
 				"/tmp/rqp-watch-$tag.json" 2>/dev/null)
 			rq_log "$tag: livelock: $stuck"
@@ -74,12 +87,12 @@ run_op() {
 			# Failing both paths turns every further mapping into an EIO.
 			dmsetup message rqp-d 0 fail_path "$RQP_M1"
 			dmsetup message rqp-d 0 fail_path "$RQP_M2"
-			rq_wait_pid "$pid" 15
+			rq_wait_pid "$pid" "$(rq_workload_seconds 15)"
 			rc=$?
 			[ $rc = 124 ] && rq_fail "$tag: '$*' still runs after both paths were failed"
 			dmsetup message rqp-d 0 reinstate_path "$RQP_M1"
 			dmsetup message rqp-d 0 reinstate_path "$RQP_M2"
-			rqp_st_wait rqp-d 5 '[ "$RQ_IN_FLIGHT" = 0 ]' ||
+			rqp_st_wait rqp-d "$(rq_workload_seconds 5)" '[ "$RQ_IN_FLIGHT" = 0 ]' ||
 				rq_fail "$tag: requests still in flight after the livelock was broken ($(rqp_st_brief))"
 			return 1
 		fi

@@ -18,6 +18,7 @@ VERIFY_READS=$((BLOCKS + 16))
 
 scenario_run() {
 	rqp_init
+	rq_no_trigger "checks dmsetup, rqpathctl and the target's table, counters, limits and data, the same on every stage: no bug's trigger to fire"
 	if rqp_setup; then
 		check_dmsetup_create
 		check_rqpathctl_create

@@ -13,6 +13,7 @@ DEV=/dev/mapper/rqp-p
 
 scenario_run() {
 	rqp_init
+	rq_no_trigger "checks the target's path failover (each step a failed check if it does not happen), the same on every stage: no bug's trigger to fire"
 	if rqp_setup && rqp_run "dmsetup create" rqp_dmsetup create rqp-p \
 		--table "0 $RQP_SECTORS rqpath 2 $RQP_P1 $RQP_P2"; then
 		check_fail_reinstate_under_io &&

@@ -19,7 +19,8 @@
 #     once (dm-rqpath 1.0 waited 5 s for such requests); the read waits
 #     behind the discard or, if the requeue put it first, completes.
 #     Elsewhere both complete.
-# Every suspend must take less than SUSPEND_MAX seconds.
+# Every suspend must take less than SUSPEND_MAX seconds, and is counted
+# only once the kernel shows the device suspended.
 
 # shellcheck source=tests/guest/rqpath.sh
 . /rqpath/rqpath.sh
@@ -32,7 +33,8 @@ LIVELOCK_WAIT=8
 scenario_run() {
 	rqp_init
 	STUCK=""
-	if rqp_setup && rqp_run "rqpathctl create" rqpathctl create rqp-s "$RQP_P1" "$RQP_P2" --queue-if-no-path; then
+	if rqp_setup && rqp_run "rqpathctl create" rqpathctl create rqp-s "$RQP_P1" "$RQP_P2" --queue-if-no-path &&
+		{ SUS_DM=$(rq_dm_blkname rqp-s) || { rq_fail "no dm-N for rqp-s"; false; }; }; then
 		: > /tmp/rqp-suspends.txt
 		suspend_under_load &&
 			suspend_with_waiters &&
@@ -51,12 +53,20 @@ scenario_run() {
 }
 
 # timed_suspend WHAT [--noflush]: suspend, note the seconds, fail if slow.
+# A suspend counts (the trigger's `suspends`) when the kernel shows the
+# device suspended (/sys/block/dm-N/dm/suspended), not when dmsetup
+# returned.
 timed_suspend() {
 	what=$1
 	shift
 	t0=$(rq_now)
 	rqp_run "$what: suspend" dmsetup suspend "$@" rqp-s || return 1
 	s=$(rq_since "$t0")
+	state=$(cat "/sys/block/$SUS_DM/dm/suspended" 2>&1)
+	if [ "$state" != 1 ]; then
+		rq_fail "$what: dmsetup suspend returned, but the kernel does not show rqp-s suspended (/sys/block/$SUS_DM/dm/suspended: $state)"
+		return 1
+	fi
 	echo "$what $* $s" >> /tmp/rqp-suspends.txt
 	rq_ge "$SUSPEND_MAX" "$s" || rq_fail "$what: the suspend took ${s}s (at most ${SUSPEND_MAX}s)"
 }

@@ -38,7 +38,8 @@ class GuestLib(unittest.TestCase):
         self.addCleanup(shutil.rmtree, self.dir)
         os.mkdir(os.path.join(self.dir, "scenarios"))
         files = [(os.path.join(GUEST, name), name) for name in
-                 ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh")]
+                 ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh",
+                  "explore.sh")]
         files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
                   for name in ("rqpath-discard.sh", "rqpath-suspend.sh")]
         for src, name in files:
@@ -488,6 +489,59 @@ rq_finish clean""")
         self.assertIn("load 1: dmsetup suspend returned, but the kernel does not show rqp-s suspended", reason)
         self.assertEqual(details["trigger"]["counts"]["suspends"], 0)
 
+
+    # --- tests/explore's trials (tests/guest/explore.sh) ---------------------
+
+    def stuck_disk(self, before, after):
+        """dm-0 whose stat, inflight and oracle requeue count are BEFORE
+        and, once the livelock window has passed, AFTER: (requeues,
+        discards completed, in flight)."""
+        blk = os.path.join(self.dir, "sys", "block", "dm-0")
+        os.makedirs(blk, exist_ok=True)
+
+        def files(state, suffix):
+            requeues, discards, inflight = state
+            stat = ["0"] * 17
+            stat[11] = str(discards)
+            with open(os.path.join(blk, "stat" + suffix), "w") as f:
+                f.write(" ".join(stat) + "\n")
+            with open(os.path.join(blk, "inflight" + suffix), "w") as f:
+                f.write(f"0 {inflight}\n")
+            with open(os.path.join(self.dir, "oracle", "report" + suffix), "w") as f:
+                f.write(CLEAN_ORACLE + f"disk dm-0 requeues {requeues} merge_candidates 0 "
+                        "prepared_requeues 0 prepared_candidates 0\n")
+        files(before, "")
+        files(after, ".after")
+        d = self.dir
+        return (f'rq_sleep() {{ for f in {blk}/stat {blk}/inflight {d}/oracle/report; do '
+                f'mv "$f.after" "$f"; done; }}\n')
+
+    def explore(self):
+        return f". {self.dir}/explore.sh\n"
+
+    def test_a_trial_names_each_dimension_once(self):
+        verdict, reason, _ = self.verdict(self.explore() + "ex_trial 'dev=sdebug paths=1 bogus=1'")
+        self.assertEqual(verdict, "error")
+        self.assertIn("unknown trial key 'bogus'", reason)
+
+    def test_an_operation_is_livelocked_only_when_every_signal_agrees(self):
+        cases = (((10, 3, 1), (40, 3, 1), True),     # requeued on, nothing done
+                 ((10, 3, 1), (40, 4, 1), False),    # a discard completed
+                 ((10, 3, 1), (15, 3, 1), False),    # hardly requeued: slow
+                 ((10, 3, 0), (40, 3, 0), False))    # nothing in flight
+        for before, after, stuck in cases:
+            with self.subTest(before=before, after=after):
+                _, output = self.run_guest(self.explore() + self.stuck_disk(before, after) + (
+                    'EX_STUCK_WINDOW=3\n'
+                    'if ex_stuck $$ /dev/dm-0 discard; then echo STUCK; else echo MOVING; fi\n'
+                    'rq_trigger t fired 1 1\nrq_finish clean'))
+                self.assertIn("STUCK" if stuck else "MOVING", output)
+                self.assertNotIn("MOVING" if stuck else "STUCK", output)
+
+    def test_a_trial_that_judged_no_operation_is_an_error(self):
+        verdict, reason, details = self.verdict(self.explore() + "ex_trigger 0\nrq_finish clean")
+        self.assertEqual(verdict, "error")
+        self.assertIn("operations_judged 0 < 1", reason)
 
 
 if __name__ == "__main__":

@@ -460,6 +460,22 @@ enum rq_rw_verdict rq_rw_feed_sample(rq_rw_t *w, const struct rq_rw_sample *s)
 		w->map_ios_base_t = s->t;
 	else if (s->map_ios >= 0 && w->last.map_ios != s->map_ios)
 		w->map_ios_change_t = s->t;
+	/*
+	 * A started request counts in sysfs inflight, a refused one (back to
+	 * MQ_RQ_IDLE) does not.  So with nothing in flight, an accepted
+	 * request issued before the previous sample is gone: its completion
+	 * was missed (or came before the watch).
+	 */
+	if (s->in_flight == 0 && w->has_sample) {
+		unsigned int i;
+
+		for (i = 0; i < w->nr_req; i++)
+			if (w->req[i].used && w->req[i].state == RQ_RW_ISSUED &&
+			    w->req[i].issued_t < w->last.t)
+				forget(w, &w->req[i]);
+	}
+	w->prev_in_flight = w->has_sample ? w->last.in_flight : -1;
+	w->prev_sample_t = w->has_sample ? w->last.t : -INFINITY;
 	w->last = *s;
 	w->has_sample = true;
 	w->nr_samples++;
@@ -468,7 +484,23 @@ enum rq_rw_verdict rq_rw_feed_sample(rq_rw_t *w, const struct rq_rw_sample *s)
 
 bool rq_rw_drained(const rq_rw_t *w)
 {
-	return w->has_sample && w->last.in_flight == 0;
+	unsigned int i;
+
+	if (!w->has_sample || w->last.in_flight != 0 || w->prev_in_flight != 0)
+		return false;
+	/* a refused request is not in sysfs inflight: the trace decides */
+	for (i = 0; i < w->nr_req; i++) {
+		const struct rq_rw_req *r = &w->req[i];
+
+		if (!r->used)
+			continue;
+		if (r->state == RQ_RW_REFUSED &&
+		    r->last_refusal_t >= w->prev_sample_t)
+			return false;
+		if (r->state == RQ_RW_ISSUED && r->issued_t >= w->prev_sample_t)
+			return false;
+	}
+	return true;
 }
 
 const struct rq_rw_req *rq_rw_longest_streak(const rq_rw_t *w)

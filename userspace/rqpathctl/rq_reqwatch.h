@@ -159,6 +159,8 @@ struct rq_rw_state_s {
 	unsigned int nr_samples;
 	bool has_sample;
 	struct rq_rw_sample last;
+	int64_t prev_in_flight;		/* the sample before last, -1 */
+	double prev_sample_t;
 	double map_ios_base_t;		/* first sample with map_ios */
 	double map_ios_change_t;	/* map_ios last moved */
 	/* what the load looked like (for a quiet verdict) */
@@ -180,7 +182,11 @@ void rq_rw_init(rq_rw_t *w, const struct rq_rw_config *cfg);
 enum rq_rw_verdict rq_rw_feed_event(rq_rw_t *w, const struct rq_trace_event *ev);
 enum rq_rw_verdict rq_rw_feed_sample(rq_rw_t *w, const struct rq_rw_sample *s);
 
-/* The latest sample said nothing is in flight on the map. */
+/*
+ * Nothing in flight at the last two samples, and no refusal or issue on
+ * the map since the one before last (a refused request is not counted
+ * in sysfs inflight: its requeues are what shows it).
+ */
 bool rq_rw_drained(const rq_rw_t *w);
 
 /* The request with the longest current refusal streak, or NULL. */

@@ -26,7 +26,9 @@
 
 #include <cmocka.h>
 
+#include "rq_reqformat.h"
 #include "rq_reqwatch.h"
+#include "rq_json_check.h"
 
 static rq_rw_t w;		/* large: off the cmocka stack */
 static int fmt612;		/* 6.12 lines (ioprio field) or 6.1 */
@@ -433,7 +435,27 @@ static void counters_only_slow(void **state)
 	s.in_flight = 0;
 	s.map_ios = 106;
 	assert_int_equal(rq_rw_feed_sample(&w, &s), RQ_RW_QUIET);
+	assert_false(rq_rw_drained(&w));	/* one sample is not enough */
+	rq_rw_sample_init(&s, 2.1);
+	s.in_flight = 0;
+	s.map_ios = 106;
+	rq_rw_feed_sample(&w, &s);
 	assert_true(rq_rw_drained(&w));
+}
+
+/* The livelocked request is not in sysfs inflight: never drained. */
+static void refused_request_is_not_drained(void **state)
+{
+	int i;
+
+	(void)state;
+	start(3.0);
+	for (i = 0; i < 100; i++) {
+		refuse(1.0 + i * 0.003, "D", 0, 2048);
+		if (i % 33 == 0)
+			sample(1.0 + i * 0.003 + 0.001, 0, 2, 1, 0, 9);
+		assert_false(rq_rw_drained(&w));
+	}
 }
 
 /*
@@ -493,6 +515,52 @@ static void class_completion_restarts_the_streak(void **state)
 	assert_true(w.max_streak <= 50);
 }
 
+/* --json: the stuck request, its age, the path states. */
+static void json_report_of_a_livelock(void **state)
+{
+	static struct rq_map_state ms;
+	struct rq_rw_summary sum;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	json_object *o;
+	char err[64];
+
+	discard_livelock_paths_idle(state);
+	assert_int_equal(rq_mapstate_parse_multipath("2 0 0 0 1 1 A 0 2 0 8:0 A 0 8:16 A 0",
+		"1 queue_if_no_path 0 1 1 round-robin 0 2 1 8:0 1 8:16 1", &ms, err, sizeof(err)), 0);
+	memset(&sum, 0, sizeof(sum));
+	sum.device = "/dev/dm-0";
+	sum.dm_name = "mpatha";
+	sum.kname = "dm-0";
+	sum.major = 253;
+	sum.target = "multipath";
+	sum.source = "trace";
+	sum.outcome = RQ_RWO_LIVELOCK;
+	sum.t0 = 10.0;
+	sum.interval_ms = 100;
+	sum.state = &w;
+	sum.paths = &ms;
+	f = open_memstream(&text, &len);
+	assert_int_equal(rq_rw_print_json(f, &sum), 0);
+	fclose(f);
+	o = json_parse_strict(text);
+	assert_json_str(o, "schema", "rqpathctl.watch-requests/1");
+	assert_json_str(o, "verdict", "livelock");
+	assert_json_i64(o, "exit_code", 1);
+	assert_json_str(o, "stuck_request.op", "discard");
+	assert_json_u64(o, "stuck_request.nr_sectors", 2048);
+	assert_json_str(o, "stuck_request.evidence", "paths_idle");
+	assert_true(json_object_get_int(json_at(o, "stuck_request.refusals")) >= 16);
+	assert_true(json_object_get_double(json_at(o, "detection_latency_s")) < 1.0);
+	assert_json_str(o, "paths.list.1.state", "active");
+	assert_json_bool(o, "paths.queue_if_no_path", 1);
+	assert_true(json_object_get_int(json_at(o, "load.ops.discard.requeues")) >= 16);
+	assert_json_null(o, "queueing");
+	json_object_put(o);
+	free(text);
+}
+
 static void names(void **state)
 {
 	(void)state;
@@ -517,8 +585,10 @@ int main(void)
 		BOTH(delayed_requeue_with_paths),
 		BOTH(slow_device),
 		cmocka_unit_test(counters_only_slow),
+		BOTH(refused_request_is_not_drained),
 		BOTH(transient_path_busy_is_not_livelock),
 		BOTH(class_completion_restarts_the_streak),
+		cmocka_unit_test_setup(json_report_of_a_livelock, v612),
 		cmocka_unit_test(names),
 	};
 

@@ -16,6 +16,9 @@
 #
 #   signal                                      rqpath  rqpathctl  multipath
 #   1 `rqpathctl watch` exit 1, stuck op named    yes      yes        -  (no rqpath counters)
+#   1t `rqpathctl watch --via trace` exit 1, the  yes      yes        yes
+#     stuck request's op named (per request,
+#     from the map's tracepoints; see below)
 #   2 hung-task detector names the submitter      yes      yes        yes
 #   3 submitter in D state, its kernel stack      yes      yes        yes
 #   4 dm-N block tracepoints: the op requeued     yes      yes        yes
@@ -40,6 +43,17 @@
 # "drained" as soon as it samples in_flight 0, which can be between
 # rqcheck's write and read phases: it covers part of the run only
 # (watchdog-no-false-alarm runs it with --follow for the whole load).
+#
+# Signal 1t, the request watch (rqpathctl watch --via trace): started with
+# --follow before the operation, so that it sees the operation's first
+# refusal; it decides per request from a tracefs instance of its own (the
+# top-level trace of signal 4 is untouched).  Its JSON's
+# stuck_request.age_s is the time from the operation's first refusal to
+# the verdict: the figure issue 34 wants under 1 s (LL_RWATCH_GOAL) on
+# ffe81d45322c; a miss is recorded (watch_requests.meets_goal), not
+# failed.  On the stages that complete it must not say livelock, through
+# the busy injection included.  With LL_RWATCH_REQUIRED=0 its verdict is
+# recorded only.
 #
 # Signal 2 needs care: submit_bio_wait() reads hung_task_timeout_secs when it
 # starts waiting and wakes every timeout/2 precisely so that the detector
@@ -89,6 +103,10 @@ LL_WATCH_LIVELOCK=1
 LL_MIN_REQUEUES=50
 LL_REQUEUE_RECENT=1
 LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
+# Signal 1t: required for the verdict (1) or recorded only (0), and the
+# latency goal in seconds from the operation's first refusal.
+LL_RWATCH_REQUIRED=1
+LL_RWATCH_GOAL=1
 
 ll_log() { rq_log "livelock: $*"; }
 
@@ -285,6 +303,13 @@ ll_observe() {
 		echo "dev == $(echo "$LL_DEVNO" | awk -F, '{ printf "%d", $1 * 1048576 + $2 }')" > "$RQ_TRACE/events/block/$e/filter" ||
 			{ rq_fail "cannot filter $e on $LL_DEVNO"; return 1; }
 	done
+	# Signal 1t before the operation (and the injection): it must see
+	# the first refusal.  --follow: nothing in flight yet is not the end.
+	rqpathctl watch "$LL_DEV" --via trace --follow --timeout "$LL_WATCH_TIMEOUT" \
+		--json /tmp/ll-rwatch.json > /tmp/ll-rwatch.txt 2>&1 &
+	LL_RWATCH_PID=$!
+	rq_wait 5 "the request watch to start" eval "grep -q '^watching' /tmp/ll-rwatch.txt || ! rq_alive $LL_RWATCH_PID"
+	grep -q 'falling back' /tmp/ll-rwatch.txt && ll_log "request watch: $(grep 'falling back' /tmp/ll-rwatch.txt)"
 	ll_inject_busy 1 || { rq_fail "cannot turn on scsi_debug's busy injection"; return 1; }
 	rq_phase workload
 	echo ll-start > "$RQ_TRACE/trace_marker"
@@ -348,6 +373,14 @@ ll_observe() {
 # once the operation is over, or it has decided already; one still running
 # is stopped (LL_WATCH_KILLED=1, it writes its report on SIGTERM).
 ll_end_watch() {
+	# Signal 1t: a followed watch ends on a livelock or when stopped (its
+	# verdict then quiet, or queueing/slow if that was the state).
+	LL_RWATCH_RC=""
+	if [ -n "$LL_RWATCH_PID" ]; then
+		kill -0 "$LL_RWATCH_PID" 2>/dev/null && kill "$LL_RWATCH_PID"
+		wait "$LL_RWATCH_PID"
+		LL_RWATCH_RC=$?
+	fi
 	LL_WATCH_RC="" LL_WATCH_KILLED=0
 	[ -n "$LL_WATCH_PID" ] || return 0
 	[ "$LL_DONE" = 1 ] && rq_wait 3 "the watch to drain" eval "! rq_alive $LL_WATCH_PID"
@@ -405,7 +438,7 @@ ll_trigger() {
 
 # Collect the evidence files the details are made of (missing ones empty).
 ll_collect() {
-	for f in watch.json watch.txt status.json trace-ev.json hung.txt stack.txt rqcheck.json mpll.txt; do
+	for f in rwatch.json rwatch.txt watch.json watch.txt status.json trace-ev.json hung.txt stack.txt rqcheck.json mpll.txt; do
 		[ -e "/tmp/ll-$f" ] || : > "/tmp/ll-$f"
 	done
 	ll_is_rqpath && rqpathctl status "$LL_DMNAME" --json > /tmp/ll-status.json 2>&1
@@ -434,6 +467,8 @@ ll_details() {
 		--arg table "$LL_TABLE" --arg p1 "$LL_P1" --arg p2 "$LL_P2" \
 		--arg cmd "$LL_CMD" --arg fin "$LL_DONE" --arg rc "$LL_RC" --arg secs "$LL_OP_SECONDS" \
 		--arg observed "$LL_OBSERVED" --arg t0 "$LL_OP_T0" \
+		--arg rwrc "$LL_RWATCH_RC" --argjson rwgoal "$LL_RWATCH_GOAL" \
+		--rawfile rwatch /tmp/ll-rwatch.json --rawfile rwatchout /tmp/ll-rwatch.txt \
 		--arg wrc "$LL_WATCH_RC" --arg wkilled "$LL_WATCH_KILLED" --arg wstarted "$LL_WATCH_T" \
 		--arg hungset "$LL_HUNG_SET_T" --arg dseen "$LL_D_SEEN" \
 		--arg pid "$LL_PID" --arg state "${LL_STATE:-}" --arg wchan "${LL_WCHAN:-}" --arg comm "${LL_COMM:-}" \
@@ -446,7 +481,7 @@ ll_details() {
 	def json: try fromjson catch null;
 	def lines: split("\n") | map(select(length > 0));
 	def nonzero: with_entries(select(.value.mapped + .value.busy + .value.completed > 0));
-	($watch | json) as $w | ($status | json) as $st | ($rqcheck | json) as $rq | ($hung | lines) as $h |
+	($watch | json) as $w | ($rwatch | json) as $rw | ($status | json) as $st | ($rqcheck | json) as $rq | ($hung | lines) as $h |
 	. + {
 	  config: {op: $op, scsi_debug: $sd, deadline_s: $deadline, watch_stall_s: $stall, hung_task_timeout_s: $hungto},
 	  device: {target: $target, name: $name, dm: $dm, node: $node, table: $table, paths: [$p1, $p2]},
@@ -462,6 +497,13 @@ ll_details() {
 	      stuck_ops: $w.stuck_ops, in_flight: $w.in_flight, samples: $w.samples, elapsed_s: $w.elapsed_s, error: $w.error,
 	      window: ($w.window | if . == null then null else {duration_s, total, ops: (.ops | nonzero)} end),
 	      output: ($watchout | lines | map(select(test("^(LIVELOCK|DRAINED|STALL|TIMEOUT|detection|stuck|rqpathctl)")))) } end),
+	  watch_requests: (if $rw == null then {exit: ($rwrc | num), report: null, output: ($rwatchout | lines | .[-6:])}
+	    else {exit: ($rwrc | num), verdict: $rw.verdict, source: $rw.source, fallback_reason: $rw.fallback_reason,
+	      stuck_op: $rw.stuck_request.op, stuck_rwbs: $rw.stuck_request.rwbs, evidence: $rw.stuck_request.evidence,
+	      refusals: $rw.stuck_request.refusals, sector: $rw.stuck_request.sector, nr_sectors: $rw.stuck_request.nr_sectors,
+	      latency_from_first_refusal_s: $rw.detection_latency_s,
+	      meets_goal: (if $rw.detection_latency_s == null then null else $rw.detection_latency_s < $rwgoal end),
+	      goal_s: $rwgoal, paths: $rw.paths, load: $rw.load, phase: $rw.phase, error: $rw.error} end),
 	  rqpath_status: (if $target == "multipath" then null elif $st == null then ($status | .[:300])
 	    else {in_flight: $st.in_flight, busy_since_completion: $st.busy_since_completion,
 	      paths: [$st.paths[] | "\(.dev) \(.state) \(.dispatched)"], ops: ($st.ops | nonzero), totals: $st.totals} end),
@@ -497,6 +539,11 @@ ll_facts() {
 	  F_WATCH_STUCK: ($w.stuck_ops // [] | tostring),
 	  F_WATCH_STUCK_OK: ($w.stuck_ops == $groups | b),
 	  F_WATCH_LATENCY: ($w.detection_latency_s // "" | tostring),
+	  F_RWATCH_VERDICT: (.watch_requests.verdict // "none"),
+	  F_RWATCH_OP: (.watch_requests.stuck_op // "none"),
+	  F_RWATCH_OP_OK: (.watch_requests.stuck_op as $o | $groups | index([$o]) != null | b),
+	  F_RWATCH_LATENCY: (.watch_requests.latency_from_first_refusal_s // "" | tostring),
+	  F_RWATCH_GOAL: (.watch_requests.meets_goal // false | b),
 	  F_STATUS_OK: (if .rqpath_status == null then "1" else
 	    [$groups[] as $g | $s.ops[$g] // {} | (.completed // 0) > 0 and (.errors // 0) == 0] | all | b end),
 	  F_STATUS_BRIEF: ($s.ops // .rqpath_status | tostring),
@@ -520,12 +567,23 @@ ll_judge_stuck() {
 			rq_fail "rqpathctl watch names stuck ops $F_WATCH_STUCK, not $(ll_groups "$1")"
 		fi
 	fi
+	if [ "$LL_RWATCH_REQUIRED" = 1 ]; then
+		if [ "$LL_RWATCH_RC" != "$LL_WATCH_LIVELOCK" ]; then
+			rq_fail "rqpathctl watch --via trace exit $LL_RWATCH_RC ($F_RWATCH_VERDICT), not $LL_WATCH_LIVELOCK (livelock)"
+		elif [ "$F_RWATCH_OP_OK" != 1 ]; then
+			rq_fail "rqpathctl watch --via trace names a stuck $F_RWATCH_OP, not $(ll_groups "$1")"
+		fi
+	fi
+	# shellcheck disable=SC2153 # F_* are set by ll_facts' eval
+	[ "$F_RWATCH_GOAL" = 1 ] || [ "$F_RWATCH_VERDICT" != livelock ] ||
+		ll_log "request watch: ${F_RWATCH_LATENCY}s from the first refusal, over the ${LL_RWATCH_GOAL}s goal"
 	if rq_failed; then
 		rq_finish error "'$LL_CMD' did not complete in ${LL_OBSERVED}s but not every signal says livelock"
 		return
 	fi
 	reason="'$LL_CMD' did not complete in ${LL_OBSERVED}s: $F_TRACE_BRIEF; submitter D in $F_STACK_TOP, hung-task report"
 	ll_is_rqpath && reason="$reason; rqpathctl watch: livelock, stuck $F_WATCH_STUCK, latency ${F_WATCH_LATENCY}s"
+	[ "$F_RWATCH_VERDICT" = livelock ] && reason="$reason; watch --via trace: $F_RWATCH_OP stuck, ${F_RWATCH_LATENCY}s after its first refusal"
 	rq_allow_report "task [^ ]*:$LL_PID blocked for more than" "the livelocked submitter, which this scenario waits for"
 	rq_unusable "the livelocked '$LL_CMD' ($LL_PID) holds the dm device and its paths"
 	rq_result livelocked "$reason"
@@ -546,6 +604,9 @@ ll_judge_done() {
 	if ll_is_rqpath; then
 		[ "$F_STATUS_OK" = 1 ] || rq_fail "the rqpath counters show no error-free completion of $(ll_groups "$1"): $F_STATUS_BRIEF"
 		[ "$LL_WATCH_RC" = 0 ] || rq_fail "rqpathctl watch exit $LL_WATCH_RC ($F_WATCH_VERDICT) although the operation completed"
+	fi
+	if [ "$LL_RWATCH_REQUIRED" = 1 ] && [ "$LL_RWATCH_RC" = "$LL_WATCH_LIVELOCK" ]; then
+		rq_fail "FALSE ALARM: rqpathctl watch --via trace said livelock ($F_RWATCH_OP) although the operation completed"
 	fi
 	[ "$F_TRACE_COMPLETED" = 1 ] || rq_fail "$LL_DM trace has no completion of the op ($F_TRACE_BRIEF): it never reached the dm device as $1"
 	[ "$F_HUNG" = 0 ] || rq_fail "a hung-task report for a submitter that completed"

@@ -20,7 +20,12 @@
 #           progress (one completion per stall window is enough).
 # `rqpathctl watch --follow --stall 3` runs for the whole of each phase
 # (idle gaps between rqcheck's write and read passes do not end it), must
-# never say livelock, and ends "quiet" when the load is over.
+# never say livelock, and ends "quiet" when the load is over.  Beside it
+# the request watch (`rqpathctl watch --via trace --follow`, the decision
+# per request from the map's tracepoints) watches the same phase and must
+# not say livelock either; its sessions record what it saw (refused
+# requests, requeues per refused request, longest refusal streak and
+# longest time without a completion) in details.watch_requests.
 #
 # The load it must survive is asserted, as trigger evidence (family
 # "watchdog"): busy hand-backs per completion over the run at least
@@ -67,6 +72,9 @@ wd_phase() {
 	rqpathctl watch "$WD_NAME" --follow --stall "$LL_STALL" --timeout "$WD_WAIT" \
 		--json "/tmp/wd-watch-$phase.json" > "/tmp/wd-watch-$phase.txt" 2>&1 &
 	wpid=$!
+	rqpathctl watch "$WD_NAME" --via trace --follow --timeout "$WD_WAIT" \
+		--json "/tmp/wd-rwatch-$phase.json" > "/tmp/wd-rwatch-$phase.txt" 2>&1 &
+	rwpid=$!
 	rq_wait "$WD_WAIT" "the $phase load" eval "! rq_alive $pid"
 	load_s=$(rq_since "$t0")
 	if kill -0 "$pid" 2>/dev/null; then
@@ -76,6 +84,9 @@ wd_phase() {
 	fi
 	wait "$pid"
 	rqrc=$?
+	kill -0 "$rwpid" 2>/dev/null && kill -TERM "$rwpid"
+	wait "$rwpid"
+	echo "$phase $?" >> /tmp/wd-rsessions.txt
 	stopped=0
 	if kill -0 "$wpid" 2>/dev/null; then
 		kill -TERM "$wpid"
@@ -106,6 +117,24 @@ wd_setup() {
 		{ rq_fail "rqpathctl create failed: $(tail -n 2 /tmp/wd-create.out | tr '\n' ' ')"; return 1; }
 }
 
+# The request watch's sessions into details.watch_requests; a livelock
+# verdict from it is a false alarm.
+wd_request_watch() {
+	for ph in heavy sparse; do [ -e "/tmp/wd-rwatch-$ph.json" ] || : > "/tmp/wd-rwatch-$ph.json"; done
+	jq -c --argjson livelock "$LL_WATCH_LIVELOCK" --rawfile rs /tmp/wd-rsessions.txt \
+		--rawfile h /tmp/wd-rwatch-heavy.json --rawfile s /tmp/wd-rwatch-sparse.json '
+	def json: try fromjson catch null;
+	{heavy: ($h | json), sparse: ($s | json)} as $j |
+	($rs | split("\n") | map(select(length > 0) | split(" ") | {phase: .[0], exit: (.[1] | tonumber)})) as $x |
+	. + {watch_requests: {sessions: ($x | map(. + ($j[.phase] // {} | {verdict, source, fallback_reason,
+	    load: (.load // null | if . == null then null else {requeues, completions, refused_requests,
+	      requeues_per_refused_request, max_streak, max_streak_s, max_no_completion_s} end)}))),
+	  false_alarms: ($x | map(select(.exit == $livelock)) | length)}}' "$RQ_DETAILS" > "$RQ_DETAILS.new" &&
+		mv "$RQ_DETAILS.new" "$RQ_DETAILS"
+	WD_REQ_ALARMS=$(jq -r '.watch_requests.false_alarms // 0' "$RQ_DETAILS")
+	[ "$WD_REQ_ALARMS" = 0 ] || rq_fail "FALSE ALARM: rqpathctl watch --via trace said livelock in $WD_REQ_ALARMS session(s)"
+}
+
 wd_scenario() {
 	WD_STUCK=0
 	if ! wd_setup; then
@@ -114,6 +143,7 @@ wd_scenario() {
 	fi
 	: > /tmp/wd-sessions.txt
 	: > /tmp/wd-phases.txt
+	: > /tmp/wd-rsessions.txt
 	for ph in $WD_PHASES; do
 		# shellcheck disable=SC2046
 		set -- $(echo "$ph" | tr ':' ' ')
@@ -165,6 +195,7 @@ wd_scenario() {
 		  | map("\(.phase): rqcheck exit \(.rqcheck_exit), \(.rqcheck.blocks_verified // 0) blocks verified, \(.rqcheck.bad // "?") bad") | join(", ")),
 		W_CORRUPT: (.phases | map(select(.rqcheck_exit == 1)) | length)}
 		| to_entries[] | "\(.key)=\(.value | tostring | @sh)"' "$RQ_DETAILS")"
+	wd_request_watch
 	[ "$W_ALARMS" = 0 ] || rq_fail "FALSE ALARM: rqpathctl watch said livelock in $W_ALARMS of $W_SESSIONS sessions ($W_BAD)"
 	[ -z "$W_BAD" ] || [ "$W_ALARMS" != 0 ] || rq_fail "watch sessions that did not end quiet: $W_BAD"
 	[ -z "$W_RQBAD" ] || rq_fail "$W_RQBAD"

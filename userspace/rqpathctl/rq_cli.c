@@ -23,6 +23,7 @@ enum opt_id {
 	OPT_TIMEOUT,
 	OPT_FOLLOW,
 	OPT_SAMPLES_FILE,	/* watch --samples FILE */
+	OPT_VIA,
 };
 
 enum opt_arg {
@@ -69,6 +70,7 @@ static const struct opt_spec watch_opts[] = {
 	{ "json", ARG_REQUIRED, OPT_JSON_FILE },
 	{ "follow", ARG_NONE, OPT_FOLLOW },
 	{ "samples", ARG_REQUIRED, OPT_SAMPLES_FILE },
+	{ "via", ARG_REQUIRED, OPT_VIA },
 	{ NULL, ARG_NONE, 0 },
 };
 
@@ -121,9 +123,22 @@ static const struct cmd_spec commands[] = {
 	  "Send the words TEXT... as one message to the target of NAME\n"
 	  "(sector 0), e.g. 'queue_if_no_path' or 'reset_counters'.\n" },
 	{ RQ_CMD_WATCH, "watch", 1, 1, watch_opts,
-	  "watch NAME [--interval TIME] [--stall TIME] [--timeout TIME]\n"
-	  "                 [--json FILE] [--follow] [--samples FILE]",
-	  "Sample the status of NAME and decide between drained and livelock.\n"
+	  "watch NAME|/dev/dm-N [--interval TIME] [--stall TIME] [--timeout TIME]\n"
+	  "                 [--json FILE] [--follow] [--samples FILE]\n"
+	  "                 [--via auto|status|trace|counters]",
+	  "Watch a request-based dm device and decide between drained and\n"
+	  "livelock.  --via status (the default for dm-rqpath): sample the\n"
+	  "rqpath status counters, as below.  --via trace (the default for\n"
+	  "any other map, e.g. dm-multipath): the block request tracepoints\n"
+	  "of the map and its paths, per request: one request refused over\n"
+	  "and over while nothing of its op class completes, with proof the\n"
+	  "paths had room, is a livelock (typically well under 1 s); no\n"
+	  "usable path with queue_if_no_path is queueing, not livelock.\n"
+	  "Without tracefs it says so and falls back to --via counters\n"
+	  "(/sys/block/dm-N/inflight and stat: slow or not, never livelock).\n"
+	  "NAME may be a device-mapper name or a block node (/dev/dm-N,\n"
+	  "/dev/mapper/NAME).  README.md has both rules in full.\n"
+	  "--via status: sample the status of NAME.\n"
 	  "Livelock: requests in flight, and one op's busy hand-backs rising\n"
 	  "while its completions stay flat for --stall (on a target without\n"
 	  "per-op busy_since_completion: the sums over all ops).\n"
@@ -143,6 +158,7 @@ static const struct cmd_spec commands[] = {
 	  "  --samples FILE     one JSON line per sample to FILE (- is\n"
 	  "                     stdout): its time, in_flight, and mapped,\n"
 	  "                     busy and completed of every op in use\n"
+	  "  --via MODE         auto (default), status, trace or counters\n"
 	  "Exit: 0 drained or quiet, 1 livelock, 2 usage, 3 error (device\n"
 	  "missing or vanished, status unreadable), 4 timeout, stall or\n"
 	  "interrupted.\n" },
@@ -317,6 +333,7 @@ static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 	case OPT_FIELDS:
 		return apply_fields(cli, value);
 	case OPT_INTERVAL:
+		cli->has_interval = true;
 		if (parse_interval(value, &cli->interval_ms))
 			return usage_error(cli, "%s: --interval '%s': expected "
 					   "whole milliseconds from 1ms to "
@@ -340,6 +357,20 @@ static int apply_option(struct rq_cli *cli, const struct opt_spec *opt,
 		return RQ_EXIT_OK;
 	case OPT_FOLLOW:
 		cli->follow = true;
+		return RQ_EXIT_OK;
+	case OPT_VIA:
+		if (!strcmp(value, "auto"))
+			cli->via = RQ_VIA_AUTO;
+		else if (!strcmp(value, "status"))
+			cli->via = RQ_VIA_STATUS;
+		else if (!strcmp(value, "trace"))
+			cli->via = RQ_VIA_TRACE;
+		else if (!strcmp(value, "counters"))
+			cli->via = RQ_VIA_COUNTERS;
+		else
+			return usage_error(cli, "%s: --via '%s': expected auto, "
+					   "status, trace or counters", cmd,
+					   value);
 		return RQ_EXIT_OK;
 	case OPT_SAMPLES_FILE:
 		if (!*value)
@@ -446,6 +477,11 @@ static int assign_positionals(struct rq_cli *cli, const struct cmd_spec *spec,
 	}
 
 	cli->name = pos[0];
+	/* watch also takes a block node of the map */
+	if (spec->cmd == RQ_CMD_WATCH && !strncmp(cli->name, "/dev/", 5))
+		return has_blank(cli->name) ?
+		       usage_error(cli, "watch: NAME must not contain white "
+				   "space") : RQ_EXIT_OK;
 	rc = check_device_name(cli, cli->name);
 	if (rc)
 		return rc;

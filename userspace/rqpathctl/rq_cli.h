@@ -38,6 +38,14 @@ enum rq_cmd {
 #define RQ_WATCH_INTERVAL_MAX_MS 60000
 #define RQ_WATCH_STALL_S	3.0
 
+/* watch --via: what the watch reads and which decision it runs */
+enum rq_via {
+	RQ_VIA_AUTO,		/* rqpath: status; else trace, or counters */
+	RQ_VIA_STATUS,		/* dm-rqpath's status counters (rq_watch) */
+	RQ_VIA_TRACE,		/* tracepoints per request (rq_reqwatch) */
+	RQ_VIA_COUNTERS,	/* sysfs inflight/stat only (rq_reqwatch) */
+};
+
 struct rq_cli {
 	enum rq_cmd cmd;
 	bool help;		/* --help: print the usage of cmd and exit 0 */
@@ -60,6 +68,8 @@ struct rq_cli {
 	struct rq_field_list fields;
 	/* watch */
 	unsigned int interval_ms;
+	bool has_interval;	/* --interval given (trace mode: 100 ms else) */
+	enum rq_via via;
 	double stall_s;
 	bool has_timeout;
 	double timeout_s;

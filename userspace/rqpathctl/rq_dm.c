@@ -335,9 +335,11 @@ static enum rq_dm_result read_failed(char *err, size_t errlen,
 	return RQ_DM_FAILED;
 }
 
-enum rq_dm_result rq_dm_read_target(const char *name, bool table,
-				    struct rq_dm_target *out, char *err,
-				    size_t errlen)
+/* want NULL: any single target, its type in out->type. */
+static enum rq_dm_result read_target(const char *name, bool table,
+				     const char *want,
+				     struct rq_dm_target *out, char *err,
+				     size_t errlen)
 {
 	struct dm_task *dmt;
 	struct dm_info info;
@@ -377,12 +379,13 @@ enum rq_dm_result rq_dm_read_target(const char *name, bool table,
 		rc = read_failed(err, errlen, "'%s' has no target", name);
 	} else if (next) {
 		rc = read_failed(err, errlen, "'%s' has more than one target; "
-				 "rqpathctl handles a single rqpath target",
-				 name);
-	} else if (strcmp(type, TARGET_TYPE)) {
+				 "rqpathctl handles a single %s target",
+				 name, want ? want : "request-based");
+	} else if (want && strcmp(type, want)) {
 		rc = read_failed(err, errlen, "'%s' is a %s device, not %s",
-				 name, type, TARGET_TYPE);
+				 name, type, want);
 	} else {
+		snprintf(out->type, sizeof(out->type), "%s", type);
 		out->params = strdup(params);
 		if (!out->params)
 			rc = read_failed(err, errlen, "out of memory");
@@ -390,6 +393,20 @@ enum rq_dm_result rq_dm_read_target(const char *name, bool table,
 out:
 	dm_task_destroy(dmt);
 	return rc;
+}
+
+enum rq_dm_result rq_dm_read_target(const char *name, bool table,
+				    struct rq_dm_target *out, char *err,
+				    size_t errlen)
+{
+	return read_target(name, table, TARGET_TYPE, out, err, errlen);
+}
+
+enum rq_dm_result rq_dm_read_any_target(const char *name, bool table,
+					struct rq_dm_target *out, char *err,
+					size_t errlen)
+{
+	return read_target(name, table, NULL, out, err, errlen);
 }
 
 void rq_dm_target_free(struct rq_dm_target *target)

@@ -21,6 +21,7 @@ struct rq_dm_target {
 	uint64_t start;
 	uint64_t length;
 	char *params;		/* malloc'd; rq_dm_target_free() */
+	char type[32];		/* the target type: "rqpath", "multipath" */
 };
 
 /*
@@ -49,6 +50,11 @@ int rq_dm_remove(const char *name);
 enum rq_dm_result rq_dm_read_target(const char *name, bool table,
 				    struct rq_dm_target *out, char *err,
 				    size_t errlen);
+
+/* The same for a device with a single target of any type. */
+enum rq_dm_result rq_dm_read_any_target(const char *name, bool table,
+					struct rq_dm_target *out, char *err,
+					size_t errlen);
 
 void rq_dm_target_free(struct rq_dm_target *target);
 

@@ -20,6 +20,11 @@
 #include "rq_dm.h"
 #include "rq_fields.h"
 #include "rq_format.h"
+#include "rq_mapio.h"
+#include "rq_mapstate.h"
+#include "rq_reqformat.h"
+#include "rq_reqwatch.h"
+#include "rq_trace.h"
 #include "rq_status.h"
 #include "rq_sys.h"
 #include "rq_watch.h"
@@ -513,7 +518,295 @@ static int close_samples(const struct rq_cli *cli, const struct watch_run *run)
 	return close_output("watch", cli->samples_file, run->samples);
 }
 
+/* ---- watch per request (any request-based map) -------------------------- */
+
+struct rw_run {
+	const struct rq_cli *cli;
+	FILE *text;
+	rq_rw_t state;
+	struct rq_map_id id;
+	struct rq_map_state paths;
+	bool has_paths;
+	char target[32];
+	struct rq_tracefs tf;
+	bool tracing;
+	unsigned long long bad_lines;
+	char fallback[MSG_LEN];
+	char error[MSG_LEN];
+};
+
+static void on_trace_line(const char *line, void *arg)
+{
+	struct rw_run *run = arg;
+	struct rq_trace_event ev;
+	char why[192];
+
+	switch (rq_trace_parse_line(line, &ev, why, sizeof(why))) {
+	case RQ_TRACE_EVENT:
+		rq_rw_feed_event(&run->state, &ev);
+		break;
+	case RQ_TRACE_BAD:
+		if (!run->bad_lines++)
+			fprintf(stderr, "rqpathctl: watch: unparsable trace "
+				"line (%s): %s\n", why, line);
+		break;
+	case RQ_TRACE_SKIP:
+		break;
+	}
+}
+
+/* The map's path states, from its status (and table for multipath). */
+static void read_paths(struct rw_run *run)
+{
+	struct rq_dm_target st, tb;
+	static struct rq_status rs;
+	char err[MSG_LEN];
+
+	run->has_paths = false;
+	if (rq_dm_read_any_target(run->id.name, false, &st, err, sizeof(err)))
+		return;
+	snprintf(run->target, sizeof(run->target), "%s", st.type);
+	if (!strcmp(st.type, "multipath")) {
+		const char *table = NULL;
+
+		if (!rq_dm_read_any_target(run->id.name, true, &tb, err,
+					   sizeof(err)))
+			table = tb.params;
+		run->has_paths = !rq_mapstate_parse_multipath(st.params, table,
+							       &run->paths, err,
+							       sizeof(err));
+		if (table)
+			rq_dm_target_free(&tb);
+	} else if (!strcmp(st.type, "rqpath")) {
+		if (!rq_status_parse(st.params, &rs, err, sizeof(err))) {
+			rq_mapstate_from_rqpath(&rs, &run->paths);
+			run->has_paths = true;
+		}
+	}
+	rq_dm_target_free(&st);
+}
+
+static void rw_sample(struct rw_run *run, double t)
+{
+	struct rq_rw_sample s;
+
+	rq_rw_sample_init(&s, t);
+	read_paths(run);
+	if (run->has_paths) {
+		s.nr_paths = (int)run->paths.nr_paths;
+		s.nr_usable = (int)run->paths.nr_active;
+		s.queueing = run->paths.queue_if_no_path;
+	}
+	rq_map_sample_sysfs(&run->id, run->has_paths ? &run->paths : NULL, &s);
+	rq_rw_feed_sample(&run->state, &s);
+}
+
+static enum rq_rw_outcome rw_loop(struct rw_run *run, double t0)
+{
+	const struct rq_cli *cli = run->cli;
+	double interval = (cli->has_interval ? cli->interval_ms : 100) / 1000.0;
+	double next = t0, last_print = -1;
+
+	for (;;) {
+		double now = now_seconds();
+		int wait_ms = (int)((next - now) * 1000);
+
+		if (wait_ms < 0)
+			wait_ms = 0;
+		if (run->tracing) {
+			if (rq_tracefs_pump(&run->tf, wait_ms, on_trace_line, run)) {
+				snprintf(run->error, sizeof(run->error),
+					 "reading trace_pipe: %s", strerror(errno));
+				return RQ_RWO_ERROR;
+			}
+		} else {
+			sleep_until(next);
+		}
+		if (run->state.verdict == RQ_RW_LIVELOCK)
+			return RQ_RWO_LIVELOCK;
+		now = now_seconds();
+		if (now >= next) {
+			/* every event before the sample's time is in */
+			if (run->tracing)
+				rq_tracefs_pump(&run->tf, 0, on_trace_line, run);
+			rw_sample(run, now);
+			if (last_print < 0 || now - last_print >= 1.0 ||
+			    run->state.verdict == RQ_RW_LIVELOCK) {
+				rq_rw_print_progress(run->text, &run->state, t0);
+				fflush(run->text);
+				last_print = now;
+			}
+			if (run->state.verdict == RQ_RW_LIVELOCK)
+				return RQ_RWO_LIVELOCK;
+			if (!cli->follow && rq_rw_drained(&run->state))
+				return RQ_RWO_DRAINED;
+			next += interval;
+			if (next < now)
+				next = now;
+		}
+		if (cli->has_timeout && now - t0 >= cli->timeout_s)
+			return rq_rw_outcome_at_end(&run->state, cli->follow,
+						    false);
+		if (stop_signal)
+			return rq_rw_outcome_at_end(&run->state, cli->follow,
+						    true);
+		if (cli->has_timeout && next > t0 + cli->timeout_s)
+			next = t0 + cli->timeout_s;
+	}
+}
+
+static void rw_config(const struct rw_run *run, struct rq_rw_config *cfg)
+{
+	unsigned int i;
+
+	rq_rw_config_default(cfg, run->cli->stall_s);
+	cfg->map_major = run->id.major;
+	cfg->map_minor = run->id.minor;
+	for (i = 0; i < run->id.nr_slaves && i < RQ_RW_MAX_PATHS; i++) {
+		cfg->path_major[i] = run->id.slave_major[i];
+		cfg->path_minor[i] = run->id.slave_minor[i];
+	}
+	cfg->nr_path_devs = i;
+	cfg->follow = run->cli->follow;
+}
+
+static int cmd_watch_requests(const struct rq_cli *cli,
+			      const struct rq_map_id *id, const char *target)
+{
+	static struct rw_run run;	/* the request table: keep off stack */
+	struct rq_rw_config cfg;
+	struct rq_rw_summary sum;
+	FILE *json = NULL;
+	double t0;
+	int rc;
+
+	memset(&run, 0, sizeof(run));
+	run.cli = cli;
+	run.id = *id;
+	snprintf(run.target, sizeof(run.target), "%s", target);
+	if (cli->samples_file)
+		return fail("watch: --samples needs --via status (the rqpath "
+			    "counters)");
+	if (cli->json_file) {
+		json = open_output("watch", cli->json_file);
+		if (!json)
+			return RQ_EXIT_FAILURE;
+	}
+	run.text = json == stdout ? stderr : stdout;
+	if (!id->request_based)
+		fprintf(stderr, "rqpathctl: watch: warning: %s (%s) is not "
+			"request-based (no /sys/block/%s/mq): its requests are "
+			"not the bug's\n", id->name, id->kname, id->kname);
+	if (cli->via != RQ_VIA_COUNTERS) {
+		char why[MSG_LEN];
+
+		run.tracing = !rq_tracefs_open(&run.tf, id, why, sizeof(why));
+		if (!run.tracing) {
+			snprintf(run.fallback, sizeof(run.fallback), "%s", why);
+			fprintf(stderr, "rqpathctl: watch: no tracepoints (%s); "
+				"falling back to /sys/block/%s/inflight and "
+				"stat: slow or not, no livelock verdict\n", why,
+				id->kname);
+		} else if (!run.tf.mono) {
+			fprintf(stderr, "rqpathctl: watch: warning: cannot set "
+				"the trace clock to mono; sample times may be "
+				"off\n");
+		}
+	}
+	rw_config(&run, &cfg);
+	rq_rw_init(&run.state, &cfg);
+	catch_stop_signals();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	fprintf(run.text, "watching %s (%s, %u:%u, %s, %u path device%s) via "
+		"%s: min %u refusals over %.3g s, proof of room, alone %.3g s\n",
+		id->name, id->kname, id->major, id->minor, run.target,
+		id->nr_slaves, id->nr_slaves == 1 ? "" : "s",
+		run.tracing ? "trace" : "counters", cfg.min_refusals,
+		cfg.floor_s, cfg.alone_s);
+
+	t0 = now_seconds();
+	memset(&sum, 0, sizeof(sum));
+	sum.outcome = rw_loop(&run, t0);
+	if (run.tracing) {
+		sum.trace_lines = run.tf.lines;
+		rq_tracefs_close(&run.tf);
+	}
+	sum.device = cli->name;
+	sum.dm_name = id->name;
+	sum.kname = id->kname;
+	sum.major = id->major;
+	sum.minor = id->minor;
+	sum.target = run.target;
+	sum.source = run.tracing ? "trace" : "counters";
+	sum.fallback = run.fallback[0] ? run.fallback : NULL;
+	sum.error = sum.outcome == RQ_RWO_ERROR ? run.error : NULL;
+	sum.t0 = t0;
+	sum.elapsed_s = now_seconds() - t0;
+	sum.interval_ms = cli->has_interval ? cli->interval_ms : 100;
+	sum.has_timeout = cli->has_timeout;
+	sum.timeout_s = cli->timeout_s;
+	sum.follow = cli->follow;
+	sum.bad_lines = run.bad_lines;
+	sum.state = &run.state;
+	sum.paths = run.has_paths ? &run.paths : NULL;
+	rq_rw_print_report(run.text, &sum);
+	fflush(run.text);
+	if (sum.outcome == RQ_RWO_LIVELOCK)
+		fprintf(stderr, "rqpathctl: watch: livelock detected on '%s'\n",
+			id->name);
+	else if (sum.outcome == RQ_RWO_ERROR)
+		fprintf(stderr, "rqpathctl: watch: '%s': %s\n", id->name,
+			run.error);
+	rc = rq_rw_outcome_exit_code(sum.outcome);
+	if (json) {
+		if (rq_rw_print_json(json, &sum)) {
+			close_quietly(json);
+			return fail("watch: cannot write the JSON to %s",
+				    strcmp(cli->json_file, "-") ?
+				    cli->json_file : "stdout");
+		}
+		if (close_output("watch", cli->json_file, json))
+			rc = RQ_EXIT_FAILURE;
+	}
+	return rc;
+}
+
+static int cmd_watch_status(const struct rq_cli *cli);
+
+/*
+ * Which watch: --via status (or auto on an rqpath device) is the counter
+ * watch of dm-rqpath; anything else watches the map's requests.
+ */
 static int cmd_watch(const struct rq_cli *cli)
+{
+	static struct rq_cli named;
+	struct rq_dm_target target;
+	struct rq_map_id id;
+	char err[MSG_LEN];
+	const char *type = "?";
+	bool have_type = false;
+
+	if (rq_map_resolve(cli->name, &id, err, sizeof(err))) {
+		/* the counter watch has its own messages for a bad NAME */
+		if (cli->via == RQ_VIA_STATUS || cli->via == RQ_VIA_AUTO)
+			return cmd_watch_status(cli);
+		return fail("watch: %s", err);
+	}
+	if (!rq_dm_read_any_target(id.name, false, &target, err, sizeof(err))) {
+		have_type = true;
+		type = strdupa(target.type);
+		rq_dm_target_free(&target);
+	}
+	if (cli->via == RQ_VIA_STATUS ||
+	    (cli->via == RQ_VIA_AUTO && have_type && !strcmp(type, "rqpath"))) {
+		named = *cli;
+		named.name = id.name;
+		return cmd_watch_status(&named);
+	}
+	return cmd_watch_requests(cli, &id, type);
+}
+
+static int cmd_watch_status(const struct rq_cli *cli)
 {
 	static struct watch_run run;	/* samples per op: keep off stack */
 	struct rq_watch_config cfg;

@@ -298,6 +298,27 @@ static void watch_options(void **state)
 	assert_true(cli.stall_s == 4.0);
 }
 
+static void watch_via_and_block_nodes(void **state)
+{
+	(void)state;
+	assert_ok("watch rq0");
+	assert_int_equal(cli.via, RQ_VIA_AUTO);
+	assert_false(cli.has_interval);
+	assert_ok("watch /dev/dm-3 --via trace --interval 50ms");
+	assert_string_equal(cli.name, "/dev/dm-3");
+	assert_int_equal(cli.via, RQ_VIA_TRACE);
+	assert_true(cli.has_interval);
+	assert_int_equal(cli.interval_ms, 50);
+	assert_ok("watch /dev/mapper/mpatha --via=counters");
+	assert_int_equal(cli.via, RQ_VIA_COUNTERS);
+	assert_ok("watch rq0 --via status");
+	assert_int_equal(cli.via, RQ_VIA_STATUS);
+	assert_usage_error("watch rq0 --via bogus", "--via 'bogus'");
+	assert_usage_error("watch rq0 --via", "needs a value");
+	/* other commands still take names only */
+	assert_usage_error("status /dev/dm-3", "file name");
+}
+
 static void watch_follow(void **state)
 {
 	(void)state;
@@ -558,6 +579,7 @@ int main(void)
 		cmocka_unit_test(watch_defaults),
 		cmocka_unit_test(watch_options),
 		cmocka_unit_test(watch_follow),
+		cmocka_unit_test(watch_via_and_block_nodes),
 		cmocka_unit_test(watch_samples),
 		cmocka_unit_test(watch_invalid),
 		cmocka_unit_test(watch_time_units),

@@ -1,15 +1,17 @@
 # shellcheck shell=sh
 # rqpath's blktests export (blktests/ at the top of the repository), run by
-# blktests' own ./check in the guest: one scenario per blktests test, named
-# "blktests:GROUP/NNN" (tests/run --blktests DIR adds the layer with the
-# checkout and the overlay to the guest image).
+# blktests' own ./check in the guest: one scenario per test, named
+# "blktests:GROUP/NAME" by the test's name in blktests/, whatever number
+# blktests/rqpath-overlay gave it in the checkout (details.blktests_test;
+# tests/run --blktests DIR adds the layer with the checkout and the overlay
+# to the guest image).
 #
-#   pass     clean: the tests check their own preconditions (block/040
-#            reads scsi_debug's busy injection back; dm/003 fails unless
+#   pass     clean: the tests check their own preconditions (the block test
+#            reads scsi_debug's busy injection back; the dm test fails unless
 #            each operation was requeued on the dm device at least once),
 #            so a pass means the trigger fired
 #   fail     the bug's verdict: corrupted for block/*, livelocked for dm/*
-#            (dm/003's operation cannot be killed: the boot ends after it),
+#            (the dm test's operation cannot be killed: the boot ends after it),
 #            with blktests' failure output in the details
 #   not run  skipped, with blktests' reasons
 
@@ -21,6 +23,8 @@ bt_scenario() { # TEST
 	rq_phase workload
 	$BT_RUN "$test" > /tmp/bt-out.txt 2>&1
 	rq_phase evidence
+	number=$(sed -n "s|^BLKTESTS-TEST $test ||p" /tmp/bt-out.txt | tail -n 1)
+	[ -n "$number" ] && rq_detail blktests_test "$number"
 	line=$(grep "^BLKTESTS-RESULT $test " /tmp/bt-out.txt | tail -n 1)
 	[ -n "$line" ] || { rq_detail_file rqpath_run /tmp/bt-out.txt 30; rq_result error "blktests reported nothing for $test"; return; }
 	# shellcheck disable=SC2086 # the line is words

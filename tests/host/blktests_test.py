@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Host tests of rqpath's blktests export (blktests/): the numbers
+rqpath-overlay gives the tests in a checkout, and the parts of the tests
+that can run without a kernel.  Nothing here runs blktests' ./check.
+
+  python3 tests/host/blktests_test.py [-v]
+"""
+
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OVERLAY = os.path.join(TOP, "blktests", "rqpath-overlay")
+
+MAKEFILE = """\
+C_TARGETS := \\
+\tbio-bounce-read \\
+\tloop_get_status_null \\
+\tmount_clear_sock \\
+\tzbdioctl
+
+CXX_TARGETS := \\
+\tdiscontiguous-io
+"""
+
+
+def overlay(*args, check=True):
+    proc = subprocess.run([OVERLAY, *args], capture_output=True, text=True, timeout=60)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"rqpath-overlay {' '.join(args)}: exit {proc.returncode}: {proc.stderr}")
+    return proc
+
+
+class Numbers(unittest.TestCase):
+    """A fake checkout: block/001..047 with a gap, dm/001..003."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="rqpath-blktests-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        for group, numbers in (("block", [n for n in range(1, 48) if n != 30]), ("dm", [1, 2, 3])):
+            os.makedirs(os.path.join(self.dir, "tests", group))
+            for n in numbers:
+                for suffix in ("", ".out"):
+                    self.write(f"tests/{group}/{n:03d}{suffix}", "")
+            self.write(f"tests/{group}/rc", "")
+        os.makedirs(os.path.join(self.dir, "src"))
+        self.write("src/Makefile", MAKEFILE)
+        self.write("src/.gitignore", "/bio-bounce-read\n")
+        self.write("check", "#!/bin/bash\n")
+        os.chmod(os.path.join(self.dir, "check"), 0o755)
+
+    def write(self, name, text):
+        with open(os.path.join(self.dir, name), "w") as f:
+            f.write(text)
+
+    def read(self, name):
+        with open(os.path.join(self.dir, name)) as f:
+            return f.read()
+
+    def mapping(self):
+        return dict(line.split() for line in overlay("map", self.dir).stdout.splitlines())
+
+    def test_the_tests_have_names_not_numbers(self):
+        names = overlay("names").stdout.split()
+        self.assertEqual(names, ["block/merge-prepared", "dm/mpath-busy-ops"])
+
+    def test_the_next_free_number_is_the_highest_plus_one(self):
+        self.assertEqual(self.mapping(), {"block/merge-prepared": "block/048", "dm/mpath-busy-ops": "dm/004"})
+
+    def test_install_lays_the_tests_at_their_numbers(self):
+        overlay("install", self.dir)
+        self.assertTrue(os.access(os.path.join(self.dir, "tests/block/048"), os.X_OK))
+        self.assertEqual(self.read("tests/block/048.out").splitlines()[0], "Running block/048")
+        self.assertEqual(self.read("tests/dm/004.out").splitlines()[0], "Running dm/004")
+        self.assertFalse(os.access(os.path.join(self.dir, "tests/dm/004.out"), os.X_OK))
+        self.assertIn("\tloop_get_status_null \\\n\tmerge_into_prepared \\\n\tmount_clear_sock \\\n",
+                      self.read("src/Makefile"))
+        self.assertEqual(self.read("src/.gitignore"), "/bio-bounce-read\n/merge_into_prepared\n")
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "src/merge_into_prepared.c")))
+        # Installed, the numbers are the recorded ones, not the next free.
+        self.assertEqual(self.mapping(), {"block/merge-prepared": "block/048", "dm/mpath-busy-ops": "dm/004"})
+
+    def test_one_test_at_a_time(self):
+        overlay("install", self.dir, "dm/mpath-busy-ops")
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "tests/block/048")))
+        self.assertNotIn("merge_into_prepared", self.read("src/Makefile"))
+        overlay("install", self.dir, "block/merge-prepared")
+        self.assertEqual(self.mapping(), {"block/merge-prepared": "block/048", "dm/mpath-busy-ops": "dm/004"})
+        again = overlay("install", self.dir, "block/merge-prepared", check=False)
+        self.assertNotEqual(again.returncode, 0)
+        self.assertIn("already installed", again.stderr)
+
+    def test_a_taken_number_is_never_overwritten(self):
+        # An upstream 048.out without its test: the number is not free.
+        self.write("tests/block/048.out", "upstream\n")
+        proc = overlay("install", self.dir, check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("tests/block/048.out exists", proc.stderr)
+        self.assertIn("not overwriting", proc.stderr)
+        self.assertEqual(self.read("tests/block/048.out"), "upstream\n")
+
+    def test_a_makefile_without_c_targets_is_an_error(self):
+        self.write("src/Makefile", "TARGETS := foo\n")
+        proc = overlay("install", self.dir, check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("no place for merge_into_prepared", proc.stderr)
+
+    def test_the_programs_come_from_the_tests(self):
+        self.assertEqual(overlay("programs").stdout.split(), ["merge_into_prepared"])
+        self.assertEqual(overlay("programs", "dm/mpath-busy-ops").stdout.split(), [])
+
+
+if __name__ == "__main__":
+    unittest.main()

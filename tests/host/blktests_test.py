@@ -113,5 +113,67 @@ class Numbers(unittest.TestCase):
         self.assertEqual(overlay("programs", "dm/mpath-busy-ops").stdout.split(), [])
 
 
+# block_rq_requeue lines as the kernels print them: before v6.19 write
+# zeroes is N; since bc49af56eea8 it is WZ, and the event has the ioprio
+# field.  Device 253,0 is the dm device.
+TRACE = """\
+# tracer: nop
+      blkdiscard-203     [001] d..1.    12.345678: block_rq_requeue: 253,0 D () 0 + 2048 [0]
+    kworker/1:1H-45      [001] d..1.    12.346000: block_rq_requeue: 253,0 D () 0 + 2048 [0]
+      blkdiscard-204     [000] d..1.    13.000000: block_rq_requeue: 253,0 N () 0 + 2048 [0]
+      blkdiscard-205     [000] d..1.    14.000000: block_rq_requeue: 253,0 WZ () 0 + 2048 none,0,0 [0]
+      blkdiscard-205     [000] d..1.    14.000100: block_rq_requeue: 253,0 WZS () 0 + 2048 none,0,0 [0]
+    kworker/0:1H-44      [000] d..1.    14.000200: block_rq_requeue: 253,0 WZS () 0 + 2048 none,0,0 [0]
+            sync-206     [001] d..1.    15.000000: block_rq_requeue: 253,0 FF () 0 + 0 [0]
+            sync-207     [001] d..1.    15.100000: block_rq_requeue: 253,0 FF () 0 + 0 none,0,0 [0]
+      blkdiscard-208     [000] d..1.    16.000000: block_rq_requeue: 253,0 DE () 0 + 2048 [0]
+             dd-209      [000] d..1.    16.100000: block_rq_requeue: 253,0 WS () 8 + 8 none,0,0 [0]
+             dd-209      [000] d..1.    16.200000: block_rq_requeue: 253,0 W () 8 + 8 [0]
+             dd-209      [000] d..1.    16.300000: block_rq_requeue: 253,0 FWS () 8 + 8 [0]
+      blkdiscard-210     [000] d..1.    17.000000: block_rq_requeue: 8,0 WZS () 0 + 2048 none,0,0 [0]
+      blkdiscard-210     [000] d..1.    17.100000: block_rq_requeue: 8,0 N () 0 + 2048 [0]
+      blkdiscard-211     [000] d..1.    18.000000: block_rq_issue: 253,0 WZS () 0 + 2048 none,0,0 [blkdiscard]
+"""
+
+
+class RequeueCount(unittest.TestCase):
+    """The dm test's count_requeues, sourced from the test under bash with
+    blktests' rc files stubbed out."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="rqpath-blktests-")
+        self.addCleanup(shutil.rmtree, self.dir)
+        for stub in ("tests/dm/rc", "common/scsi_debug"):
+            os.makedirs(os.path.join(self.dir, os.path.dirname(stub)), exist_ok=True)
+            open(os.path.join(self.dir, stub), "w").close()
+        with open(os.path.join(self.dir, "trace"), "w") as f:
+            f.write(TRACE)
+        self.test = os.environ.get("RQPATH_DM_TEST", os.path.join(TOP, "blktests/tests/dm/mpath-busy-ops"))
+
+    def count(self, dev, op):
+        proc = subprocess.run(["bash", "-c", f'. "{self.test}" && count_requeues {dev} {op} trace'],
+                              cwd=self.dir, capture_output=True, text=True, timeout=30)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        return int(proc.stdout)
+
+    def test_write_zeroes_is_n_before_6_19_and_wz_since(self):
+        self.assertEqual(self.count("253,0", "write-zeroes"), 4)
+
+    def test_discard_is_not_secure_erase(self):
+        self.assertEqual(self.count("253,0", "discard"), 2)
+
+    def test_flush_with_and_without_ioprio(self):
+        self.assertEqual(self.count("253,0", "flush"), 2)
+
+    def test_another_device_does_not_count(self):
+        self.assertEqual(self.count("8,0", "write-zeroes"), 2)
+        self.assertEqual(self.count("8,0", "discard"), 0)
+
+    def test_an_unknown_operation_is_an_error(self):
+        proc = subprocess.run(["bash", "-c", f'. "{self.test}" && count_requeues 253,0 read trace'],
+                              cwd=self.dir, capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(proc.returncode, 0)
+
+
 if __name__ == "__main__":
     unittest.main()

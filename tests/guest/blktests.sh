@@ -15,8 +15,9 @@
 #            bug: the block test's corruption report (merge_into_prepared's
 #            "pass N: M of K blocks bad") is `corrupted`; the dm test's
 #            "did not complete ... survived SIGKILL" with dm-N still
-#            requeuing (at least BT_STUCK_REQUEUES times) is `livelocked`,
-#            and the boot ends after it.  Any other failure (exit status,
+#            requeuing (at least BT_STUCK_REQUEUES times) is `livelocked`;
+#            the boot ends after it if the test says what it left behind
+#            (failing both paths did not end the operation).  Any other failure (exit status,
 #            timeout, output that differs otherwise) is `error`.  blktests'
 #            failure output goes into the details.
 #   not run  skipped, with blktests' reasons
@@ -98,9 +99,12 @@ bt_scenario() { # TEST
 		*) verdict="" ;;
 		esac
 		case $test in
-		dm/*)	# Whatever the verdict: a stuck operation holds its devices.
+		dm/*)	# Whatever the verdict: a stuck operation holds its devices,
+			# unless failing the paths ended it.
 			if grep -q 'survived SIGKILL' /tmp/bt-failure.txt; then
-				rq_allow_report "task blkdiscard:[0-9]+ blocked for more than" "the operation blktests $test reports stuck"
+				rq_allow_report "task (blkdiscard|sync):[0-9]+ blocked for more than" "the operation blktests $test reports stuck"
+			fi
+			if grep -q '^+left behind:' /tmp/bt-failure.txt; then
 				rq_unusable "blktests $test leaves its operation stuck in D state"
 			fi ;;
 		esac

@@ -271,10 +271,20 @@ rq_scenario_begin x
             self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=2978",
             " Running dm/004\n+discard: did not complete within 30 s (dm-0 requeued it 2978 times); "
             "'blkdiscard' (pid 203) is in state D and survived SIGKILL\n"
-            "+not trying the remaining operations: the stuck request holds dm-0's dispatch list\n"))
+            "+not trying the remaining operations\n+left behind: pid 203 in D state, ...\n"))
         self.assertEqual(verdict, "livelocked", why)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "rq-unusable")))
         self.assertEqual(details["trigger"]["counts"], {"discard_requeues": 2978, "stuck_requeues": 2978})
         self.assertEqual(details["trigger"]["minimum"], {"discard_requeues": 0, "stuck_requeues": 100})
+
+    def test_blktests_a_livelock_the_test_ended_leaves_the_guest_usable(self):
+        verdict, why, _ = self.blktests(self.DM, self.bt_failure(
+            self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=2978",
+            " Running dm/004\n+discard: did not complete within 30 s (dm-0 requeued it 2978 times); "
+            "'blkdiscard' (pid 203) is in state D and survived SIGKILL\n"
+            "+not trying the remaining operations\n+failing both paths ended the operation\n"))
+        self.assertEqual(verdict, "livelocked", why)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "rq-unusable")))
 
     def test_blktests_a_livelock_message_without_the_requeues_is_an_error(self):
         verdict, why, _ = self.blktests(self.DM, self.bt_failure(

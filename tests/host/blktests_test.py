@@ -175,5 +175,52 @@ class RequeueCount(unittest.TestCase):
         self.assertNotEqual(proc.returncode, 0)
 
 
+BLKTESTS_DIR = os.environ.get("BLKTESTS_DIR", os.path.join(TOP, "..", "shared", "blktests"))
+IDENTITY = {"GIT_AUTHOR_NAME": "rqpath host test", "GIT_AUTHOR_EMAIL": "rqpath@invalid",
+            "GIT_COMMITTER_NAME": "rqpath host test", "GIT_COMMITTER_EMAIL": "rqpath@invalid"}
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(BLKTESTS_DIR, "check")), f"no blktests checkout at {BLKTESTS_DIR}")
+class Series(unittest.TestCase):
+    """blktests/make-series against the pinned checkout: the series applies
+    with git am to a fresh copy and blktests' own make check passes there."""
+
+    def run_in(self, cwd, *args, timeout=120):
+        env = dict(os.environ, **IDENTITY)
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+        self.assertEqual(proc.returncode, 0, f"{' '.join(args)}: {proc.stdout[-3000:]}{proc.stderr[-3000:]}")
+        return proc.stdout
+
+    def test_the_series_applies_and_passes_make_check(self):
+        d = tempfile.mkdtemp(prefix="rqpath-series-")
+        self.addCleanup(shutil.rmtree, d)
+        out, copy = os.path.join(d, "out"), os.path.join(d, "blktests")
+        self.run_in(TOP, os.path.join(TOP, "blktests", "make-series"), BLKTESTS_DIR, out)
+        patches = sorted(os.listdir(out))
+        expect = overlay("map", BLKTESTS_DIR).stdout.split()[1::2]
+        self.assertEqual(len(patches), len(expect))
+        for patch, num in zip(patches, expect):
+            with open(os.path.join(out, patch)) as f:
+                text = f.read()
+            subject = text.split("Subject: [PATCH ", 1)[1].split("\n\n", 1)[0].replace("\n", "")
+            self.assertIn(f"] {num}: ", subject)
+            self.assertLessEqual(len(subject.split("] ", 1)[1]), 72, subject)
+            self.assertNotIn("Signed-off-by:", text)
+        shutil.copytree(BLKTESTS_DIR, copy, symlinks=True)
+        self.run_in(d, "chmod", "-R", "u+w", copy)
+        self.run_in(copy, "git", "init", "-q")
+        self.run_in(copy, "git", "add", "-A")
+        self.run_in(copy, "git", "commit", "-q", "-m", "pristine")
+        self.run_in(copy, "git", "am", "-q", *[os.path.join(out, p) for p in patches])
+        log = self.run_in(copy, "git", "log", "--format=%s", "-n", str(len(patches)))
+        self.assertEqual([line.split(":")[0] for line in reversed(log.splitlines())], expect)
+        for num in expect:
+            with open(os.path.join(copy, "tests", num + ".out")) as f:
+                self.assertEqual(f.readline(), f"Running {num}\n")
+        self.run_in(copy, "make", "-s", "-C", "src", "merge_into_prepared", "CFLAGS=-Wall -Wextra -Werror")
+        if os.environ.get("RQPATH_BLKTESTS_MAKE_CHECK", "1") != "0":
+            self.run_in(copy, "make", "check", timeout=3600)
+
+
 if __name__ == "__main__":
     unittest.main()

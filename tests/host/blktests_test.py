@@ -83,6 +83,19 @@ class Numbers(unittest.TestCase):
         # Installed, the numbers are the recorded ones, not the next free.
         self.assertEqual(self.mapping(), {"block/merge-prepared": "block/048", "dm/mpath-busy-ops": "dm/004"})
 
+    def test_installed_it_reads_the_map(self):
+        # As in the guest image: the helper beside the installed tests,
+        # with no overlay tests/ of its own to count from.
+        overlay("install", self.dir)
+        shutil.copy(OVERLAY, self.dir)
+        for n in (48, 49):
+            self.write(f"tests/block/{n:03d}.out", "")
+        mine = os.path.join(self.dir, "rqpath-overlay")
+        names = subprocess.run([mine, "names"], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(names.split(), ["block/merge-prepared", "dm/mpath-busy-ops"])
+        mapped = subprocess.run([mine, "map", self.dir], capture_output=True, text=True, check=True).stdout
+        self.assertEqual(mapped.split(), ["block/merge-prepared", "block/048", "dm/mpath-busy-ops", "dm/004"])
+
     def test_one_test_at_a_time(self):
         overlay("install", self.dir, "dm/mpath-busy-ops")
         self.assertFalse(os.path.exists(os.path.join(self.dir, "tests/block/048")))

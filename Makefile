@@ -17,8 +17,11 @@
 #   make mutate   the suite on every mutant (patches/mutants) of every tree:
 #                 each built as an extra stage, the kill matrix printed and
 #                 written to out/matrix.json ("mutants"); not part of matrix
+#   make blktests-series
+#                 the blktests patch series on the pinned checkout, with
+#                 blktests' own make check there (BLKTESTS=DIR)
 
-.PHONY: all check matrix debug bench mutate userspace clean
+.PHONY: all check matrix debug bench mutate blktests-series userspace clean
 
 all: userspace
 
@@ -27,6 +30,12 @@ userspace:
 
 check:
 	tests/check $(if $(BLKTESTS),--blktests $(BLKTESTS))
+
+# The blktests series (blktests/make-series) applied to the pinned
+# checkout and blktests' own make check run there: minutes of shellcheck,
+# so not part of make check.
+blktests-series:
+	RQPATH_BLKTESTS_MAKE_CHECK=1 BLKTESTS_DIR=$(or $(BLKTESTS),../shared/blktests) tests/host/run blktests-series
 
 matrix:
 	tests/setup

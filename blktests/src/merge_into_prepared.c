@@ -1,41 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0+
-// Copyright (C) 2026 rqpath contributors
 
 /*
- * Write and verify a block device in an order that makes bios merge into
- * requests which failed direct issue after the driver prepared them.
+ * Write and verify a block device in an order that makes bios front-merge
+ * into plugged requests, some of which fail direct issue after the driver
+ * prepared them (the v4.19 corruption of 6ce3dd6eec11).  In windows of 16
+ * blocks from the top down: the 8 even blocks in one io_submit() (a plug),
+ * then the 8 odd ones, each ending where an even block starts; every second
+ * window ascends (see nth_block()).  Pinned to one CPU, queue depth 32.
  *
- * Linux 4.19 shipped commit 6ce3dd6eec11 ("blk-mq: issue directly if hw queue
- * isn't busy in case of 'none'"): a request that SCSI had already prepared
- * (SG table and CDB built, RQF_DONTPREP) could fail direct issue with BUSY
- * and go back to the software queue, where a later bio was front-merged into
- * it.  On re-dispatch the device transferred only the original part and the
- * completion was credited to the front of the merged request: the merged
- * bio's write was lost, or its read buffer never filled.  Fixed by
- * ffe81d45322c and c616cbee97ae.
- *
- * The I/O pattern: the region is covered in windows of 16 blocks, from the
- * top down.  In each window the 8 even blocks are submitted with one
- * io_submit() (more than 2 iocbs per call plugs them, so they reach the
- * driver together, and one that fails goes back to the software queue with
- * the rest of the plug), then the 8 odd blocks with another: each odd block
- * ends exactly where an even block's request starts, a front-merge
- * candidate.  Every second window ascends (see nth_block()).  The process is pinned to one CPU so that every bio
- * is tried against the same software queue.  Queue depth 32.
- *
- * Every 512-byte sector written carries its own sector number, the pass that
- * wrote it and a run id, followed by a pattern derived from those, so a bad
- * block can be described: "stale" (an older pass: a lost write), "unfilled"
- * (the read buffer's poison is still there: a read completed without data),
- * "misplaced" (another sector's data), "zeroes" or "garbage".  Each bad block
- * is read again with pread(): a good re-read means the corruption happened
- * in the read path, a bad one that it is on disk.
- *
- * Linux AIO is driven through the raw system calls so that nothing but libc
- * is needed.  Prints nothing if every block verifies; otherwise one line per
- * bad block (the first MAX_REPORT) and a summary per pass, on stdout.
- *
- * Exit status: 0 clean, 1 corruption found, 2 usage, 3 I/O or setup error.
+ * Every sector carries its number, the pass and a run id, so a bad block is
+ * described ("stale": a lost write, "unfilled": a read without data,
+ * "misplaced", "zeroes", "garbage") and read again to tell the read path
+ * from the disk.  Prints nothing if all is well, else the first MAX_REPORT
+ * bad blocks and a summary.  Exit: 0 clean, 1 bad blocks, 2 usage, 3 error.
  */
 
 #define _GNU_SOURCE
@@ -45,6 +22,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +43,7 @@
 #define BATCH		8	/* iocbs per io_submit(): plugged */
 #define QUEUE_DEPTH	32
 #define MAX_REPORT	32	/* bad blocks described in detail */
+#define IO_TIMEOUT	60	/* seconds without a completion: an error */
 
 #define SECTOR_MAGIC	0x31504d49544b4c42ULL	/* "BLKTIMP1" */
 #define POISON		0x4e4f53494f50544bULL	/* "KTPOISON" */
@@ -241,9 +220,46 @@ static struct judgement judge_sector(const unsigned char *sector,
 	return j;
 }
 
+/* Append to OUT (LEN bytes, N used); a text that does not fit ends in "...". */
+__attribute__((format(printf, 4, 5)))
+static void append(char *out, size_t len, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	if (*n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	ret = vsnprintf(out + *n, len - *n, fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return;
+	if ((size_t)ret >= len - *n) {
+		*n = len - 1;
+		if (len >= 4)
+			memcpy(out + len - 4, "...", 3);
+		return;
+	}
+	*n += ret;
+}
+
+/* Whether sector S continues the run of sectors that starts at FIRST. */
+static bool same_run(const struct judgement *j, unsigned int first,
+		     unsigned int s)
+{
+	if (j[s].kind != j[first].kind)
+		return false;
+	if (j[s].kind == STALE)
+		return j[s].value == j[first].value;
+	if (j[s].kind == MISPLACED)
+		return j[s].value == j[first].value + (s - first);
+	return true;
+}
+
 /*
- * Describe a block as "good", as one kind when every sector agrees, or as
- * runs of sectors.  Returns true if the block is good.
+ * Describe a block as "good", as one kind when all its sectors are one run
+ * (the same kind; misplaced: contiguous data), or as runs of sectors.
+ * Returns true if the block is good.
  */
 static bool describe_block(const unsigned char *buf, uint64_t block,
 			   uint64_t pass, char *out, size_t len)
@@ -253,37 +269,39 @@ static bool describe_block(const unsigned char *buf, uint64_t block,
 	size_t n = 0;
 	bool same = true;
 
+	if (len)
+		out[0] = '\0';
 	for (s = 0; s < SECTORS; s++) {
 		j[s] = judge_sector(buf + s * SECTOR_SIZE, s * SECTOR_SIZE,
 				    block * SECTORS + s, pass);
-		if (j[s].kind != j[0].kind ||
-		    (j[s].kind == STALE && j[s].value != j[0].value))
+		if (s && !same_run(j, 0, s))
 			same = false;
 	}
 	if (same && j[0].kind == GOOD) {
-		snprintf(out, len, "good");
+		append(out, len, &n, "good");
 		return true;
 	}
-	for (first = 0, s = 1; s <= SECTORS && n < len; s++) {
-		if (s < SECTORS && j[s].kind == j[first].kind &&
-		    (j[s].kind != STALE || j[s].value == j[first].value) &&
-		    (j[s].kind != MISPLACED ||
-		     j[s].value == j[first].value + (s - first)))
+	for (first = 0, s = 1; s <= SECTORS; s++) {
+		if (s < SECTORS && same_run(j, first, s))
 			continue;
 		if (!same && s - 1 == first)
-			n += snprintf(out + n, len - n, "%ssector %u ",
-				      first ? ", " : "", first);
+			append(out, len, &n, "%ssector %u ",
+			       first ? ", " : "", first);
 		else if (!same)
-			n += snprintf(out + n, len - n, "%ssectors %u-%u ",
-				      first ? ", " : "", first, s - 1);
-		n += snprintf(out + n, len - n, "%s", kind_name[j[first].kind]);
+			append(out, len, &n, "%ssectors %u-%u ",
+			       first ? ", " : "", first, s - 1);
+		append(out, len, &n, "%s", kind_name[j[first].kind]);
 		if (j[first].kind == STALE)
-			n += snprintf(out + n, len - n, " (pass %" PRIu64 ")",
-				      j[first].value);
+			append(out, len, &n, " (pass %" PRIu64 ")",
+			       j[first].value);
+		else if (j[first].kind == MISPLACED && s - 1 == first)
+			append(out, len, &n, " (holds sector %" PRIu64 ")",
+			       j[first].value);
 		else if (j[first].kind == MISPLACED)
-			n += snprintf(out + n, len - n,
-				      " (holds sector %" PRIu64 ")",
-				      j[first].value);
+			append(out, len, &n,
+			       " (holds sectors %" PRIu64 "-%" PRIu64 ")",
+			       j[first].value,
+			       j[first].value + (s - 1 - first));
 		first = s;
 	}
 	return false;
@@ -332,9 +350,9 @@ static int io_submit(aio_context_t c, long nr, struct iocb **iocbs)
 }
 
 static int io_getevents(aio_context_t c, long min_nr, long nr,
-			struct io_event *events)
+			struct io_event *events, struct timespec *timeout)
 {
-	return syscall(SYS_io_getevents, c, min_nr, nr, events, NULL);
+	return syscall(SYS_io_getevents, c, min_nr, nr, events, timeout);
 }
 
 /*
@@ -347,18 +365,29 @@ static void reap(unsigned int want, bool reading, uint64_t pass)
 	int i, n;
 
 	while (QUEUE_DEPTH - in_flight < want) {
-		n = io_getevents(ctx, 1, QUEUE_DEPTH, events);
+		struct timespec timeout = { .tv_sec = IO_TIMEOUT };
+
+		n = io_getevents(ctx, 1, QUEUE_DEPTH, events, &timeout);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fatal("io_getevents");
 		}
+		if (n == 0) {
+			fprintf(stderr, "%s: pass %" PRIu64
+				": none of %u %s completed within %d s\n",
+				progname, pass, in_flight,
+				reading ? "reads" : "writes", IO_TIMEOUT);
+			exit(3);
+		}
 		for (i = 0; i < n; i++) {
-			struct slot *slot = (struct slot *)(uintptr_t)events[i].data;
+			struct slot *slot;
 
+			slot = (struct slot *)(uintptr_t)events[i].data;
 			if (events[i].res != BLOCK_BYTES) {
-				fprintf(stderr, "%s: pass %" PRIu64 ": %s of block %"
-					PRIu64 " returned %lld\n", progname,
+				fprintf(stderr, "%s: pass %" PRIu64
+					": %s of block %" PRIu64
+					" returned %lld\n", progname,
 					pass, reading ? "read" : "write",
 					slot->block, (long long)events[i].res);
 				exit(3);
@@ -407,9 +436,11 @@ static void one_pass(uint64_t nr_blocks, uint64_t pass, bool reading)
 		int done, ret;
 
 		reap(BATCH, reading, pass);
-		for (s = 0; s < QUEUE_DEPTH && n < BATCH && i < nr_blocks; s++) {
+		for (s = 0; s < QUEUE_DEPTH && n < BATCH; s++) {
 			struct slot *slot = &slots[s];
 
+			if (i == nr_blocks)
+				break;
 			if (slot->busy)
 				continue;
 			slot->block = nth_block(nr_blocks, i++);
@@ -425,7 +456,8 @@ static void one_pass(uint64_t nr_blocks, uint64_t pass, bool reading)
 			slot->iocb.aio_fildes = fd;
 			slot->iocb.aio_buf = (uintptr_t)slot->buf;
 			slot->iocb.aio_nbytes = BLOCK_BYTES;
-			slot->iocb.aio_offset = (int64_t)(slot->block * BLOCK_BYTES);
+			slot->iocb.aio_offset =
+				(int64_t)(slot->block * BLOCK_BYTES);
 			batch[n++] = &slot->iocb;
 		}
 		/* All of a batch in one call: that is what plugs them. */
@@ -494,12 +526,13 @@ int main(int argc, char **argv)
 	}
 	nr_blocks = (uint64_t)mib * 1024 * 1024 / BLOCK_BYTES;
 	if (nr_blocks * BLOCK_BYTES > bytes) {
-		fprintf(stderr, "%s: %s has %" PRIu64 " bytes, %lu MiB needed\n",
+		fprintf(stderr, "%s: %s has %" PRIu64
+			" bytes, %lu MiB needed\n",
 			progname, argv[optind], bytes, mib);
 		return 3;
 	}
 
-	/* One software queue for every bio: see the top of this file. */
+	/* One software queue for every bio. */
 	if (cpu < 0)
 		cpu = sched_getcpu();
 	if (cpu >= 0) {
@@ -535,7 +568,8 @@ int main(int argc, char **argv)
 		if (bad_blocks > before) {
 			printf("pass %lu: %lu of %" PRIu64 " blocks bad%s\n",
 			       pass, bad_blocks - before, nr_blocks,
-			       bad_blocks > reported ? " (not all listed)" : "");
+			       bad_blocks > reported ?
+			       " (not all listed)" : "");
 			break;
 		}
 	}

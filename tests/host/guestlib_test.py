@@ -39,7 +39,7 @@ class GuestLib(unittest.TestCase):
         os.mkdir(os.path.join(self.dir, "scenarios"))
         files = [(os.path.join(GUEST, name), name) for name in
                  ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh",
-                  "explore.sh")]
+                  "explore.sh", "blktests.sh")]
         files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
                   for name in ("rqpath-discard.sh", "rqpath-suspend.sh")]
         for src, name in files:
@@ -542,6 +542,106 @@ rq_finish clean""")
         verdict, reason, details = self.verdict(self.explore() + "ex_trigger 0\nrq_finish clean")
         self.assertEqual(verdict, "error")
         self.assertIn("operations_judged 0 < 1", reason)
+
+
+    # --- tests/guest/blktests.sh, with a fake rqpath-run -----------------------
+
+    def blktests(self, test, output):
+        """The verdict of scenario blktests:TEST when rqpath-run prints OUTPUT."""
+        run = os.path.join(self.dir, "fake-rqpath-run")
+        # One verdict per call, subtests included.
+        if os.path.exists(os.path.join(self.dir, "results")):
+            os.unlink(os.path.join(self.dir, "results"))
+        with open(os.path.join(self.dir, "fake-output"), "w") as f:
+            f.write(output)
+        with open(run, "w") as f:
+            f.write(f"#!/bin/sh\ncat {self.dir}/fake-output\n")
+        os.chmod(run, 0o755)
+        return self.verdict(f'BT_RUN={run}\n. {self.dir}/blktests.sh\nbt_scenario {test}')
+
+    BLOCK = "block/merge-prepared"
+    DM = "dm/mpath-busy-ops"
+
+    @staticmethod
+    def bt_failure(test, number, reason, evidence, diff):
+        return (f"BLKTESTS-TEST {test} {number}\nBLKTESTS-EVIDENCE {test}{evidence}\n"
+                f"BLKTESTS-RESULT {test} fail 2.1 {reason}\n"
+                f"BLKTESTS-OUTPUT-BEGIN {test}\n--- diff -u tests/{number}.out results/nodev/{number}.out.bad\n"
+                f"{diff}BLKTESTS-OUTPUT-END {test}\n")
+
+    def test_blktests_a_failure_without_the_corruption_report_is_an_error(self):
+        for reason in ("exit status 1", "./check did not finish within 1200 s",
+                       "output differs from tests/block/048.out"):
+            with self.subTest(reason=reason):
+                verdict, why, _ = self.blktests(self.BLOCK, self.bt_failure(
+                    self.BLOCK, "block/048", reason, " requeues=12 merges=900",
+                    " Running block/048\n+merge_into_prepared failed with exit status 3\n Test complete\n"))
+                self.assertEqual(verdict, "error", why)
+                self.assertIn(reason, why)
+
+    def test_blktests_the_corruption_report_is_corrupted(self):
+        verdict, why, details = self.blktests(self.BLOCK, self.bt_failure(
+            self.BLOCK, "block/048", "output differs from tests/block/048.out", " requeues=3 merges=900",
+            " Running block/048\n+pass 1: block 1973 (sector 15784, byte 8081408): stale (pass 0); "
+            "re-read: stale (pass 0): on disk\n+pass 1: 1 of 2048 blocks bad\n Test complete\n"))
+        self.assertEqual(verdict, "corrupted", why)
+        self.assertEqual(details["blktests_test"], "block/048")
+        self.assertEqual(details["trigger"]["counts"], {"requeues": 3, "merges": 900})
+
+    def test_blktests_a_dm_failure_other_than_the_livelock_is_an_error(self):
+        for diff in ("+discard: 'blkdiscard' failed with exit status 1\n",
+                     "+discard: completed, but dm-0 never requeued it: the paths were not busy\n",
+                     "+discard: did not complete within 30 s (dm-0 requeued it 3 times), killed\n"):
+            with self.subTest(diff=diff):
+                verdict, why, _ = self.blktests(self.DM, self.bt_failure(
+                    self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=3",
+                    " Running dm/004\n" + diff))
+                self.assertEqual(verdict, "error", why)
+
+    def test_blktests_the_livelock_message_is_livelocked(self):
+        verdict, why, details = self.blktests(self.DM, self.bt_failure(
+            self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=2978",
+            " Running dm/004\n+discard: did not complete within 30 s (dm-0 requeued it 2978 times); "
+            "'blkdiscard' (pid 203) is in state D and survived SIGKILL\n"
+            "+not trying the remaining operations\n+left behind: pid 203 in D state, ...\n"))
+        self.assertEqual(verdict, "livelocked", why)
+        self.assertTrue(os.path.exists(os.path.join(self.dir, "rq-unusable")))
+        self.assertEqual(details["trigger"]["counts"], {"discard_requeues": 2978, "stuck_requeues": 2978})
+        self.assertEqual(details["trigger"]["minimum"], {"discard_requeues": 0, "stuck_requeues": 100})
+
+    def test_blktests_a_livelock_the_test_ended_leaves_the_guest_usable(self):
+        verdict, why, _ = self.blktests(self.DM, self.bt_failure(
+            self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=2978",
+            " Running dm/004\n+discard: did not complete within 30 s (dm-0 requeued it 2978 times); "
+            "'blkdiscard' (pid 203) is in state D and survived SIGKILL\n"
+            "+not trying the remaining operations\n+failing both paths ended the operation\n"))
+        self.assertEqual(verdict, "livelocked", why)
+        self.assertFalse(os.path.exists(os.path.join(self.dir, "rq-unusable")))
+
+    def test_blktests_a_livelock_message_without_the_requeues_is_an_error(self):
+        verdict, why, _ = self.blktests(self.DM, self.bt_failure(
+            self.DM, "dm/004", "output differs from tests/dm/004.out", " discard_requeues=2",
+            " Running dm/004\n+discard: did not complete within 30 s (dm-0 requeued it 2 times); "
+            "'blkdiscard' (pid 203) is in state D and survived SIGKILL\n"))
+        self.assertEqual(verdict, "error", why)
+
+    def test_blktests_a_pass_without_evidence_is_an_error(self):
+        for evidence in ("", "BLKTESTS-EVIDENCE block/merge-prepared\n",
+                         "BLKTESTS-EVIDENCE block/merge-prepared requeues=0 merges=5\n",
+                         "BLKTESTS-EVIDENCE block/merge-prepared merges=5\n"):
+            with self.subTest(evidence=evidence):
+                verdict, why, _ = self.blktests(self.BLOCK, f"BLKTESTS-TEST {self.BLOCK} block/048\n{evidence}"
+                                                f"BLKTESTS-RESULT {self.BLOCK} pass 8.2\n")
+                self.assertEqual(verdict, "error", why)
+
+    def test_blktests_a_pass_with_its_evidence_is_clean(self):
+        verdict, why, details = self.blktests(
+            self.DM, f"BLKTESTS-TEST {self.DM} dm/004\nBLKTESTS-EVIDENCE {self.DM} discard_requeues=14 "
+            f"write_zeroes_requeues=11 flush_requeues=9\nBLKTESTS-RESULT {self.DM} pass 4.5\n")
+        self.assertEqual(verdict, "clean", why)
+        self.assertEqual(details["trigger"]["counts"],
+                         {"discard_requeues": 14, "write_zeroes_requeues": 11, "flush_requeues": 9})
+        self.assertEqual(details["blktests_test"], "dm/004")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ is booted: the recorded log is lava_fixture/.
   python3 tests/host/lava_test.py [-v]
 """
 
+import contextlib
+import io
 import json
 import os
 import shlex
@@ -338,6 +340,34 @@ class RoundTripTest(unittest.TestCase):
         self.assertEqual({r["verdict"] for r in m["results"]}, {"error"})
         self.assertIn("no LAVA log", m["results"][0]["details"]["reason"])
         self.assertIn("no LAVA log for 1 of 1 jobs", p.stderr)
+
+
+class RunTest(unittest.TestCase):
+    def test_run_writes_the_jobs_of_its_plan(self):
+        # tests/run's own step after the kernels are built: the boots
+        # plan_boots makes for the selection, one job each, with what
+        # each scenario expects on the kernel's stage.
+        from importlib.machinery import SourceFileLoader
+        run = SourceFileLoader("rqpath_run", os.path.join(TOP, "tests/run")).load_module()
+        with tempfile.TemporaryDirectory() as d:
+            k = FakeKernel(d)
+            chosen = [SCENARIOS[n] for n in ("smoke", "corruption-targeted", "rqpath-discard")]
+            args = run.parse_args(["--lava-jobs", os.path.join(d, "jobs"), "--boots", "2"])
+            with contextlib.redirect_stdout(io.StringIO()) as said:
+                rc = run.write_lava_jobs(args, [k], chosen, {}, SCENARIOS, "normal")
+            self.assertIn("2 LAVA jobs (6 scenarios)", said.getvalue())
+            self.assertEqual(rc, 0)
+            with open(os.path.join(d, "jobs", "jobs.json")) as f:
+                index = json.load(f)
+            planned = plan.plan_boots([k], chosen, 2, plan.Estimates())
+            self.assertEqual([j["tag"] for j in index["jobs"]], [b.tag for b in planned])
+            yaml = lava.import_yaml()
+            with open(os.path.join(d, "jobs", index["jobs"][0]["job"])) as f:
+                job = yaml.safe_load(f)
+        fix = {m["pattern"].split("(?P<test_case_id>")[1].split(")")[0].replace("\\", ""):
+               sorted(v for v, r in m["fixupdict"].items() if r == "pass")
+               for m in job["actions"][2]["test"]["monitors"]}
+        self.assertEqual(fix.get("corruption-targeted"), ["corrupted", "violated"])
 
 
 class UsageTest(unittest.TestCase):

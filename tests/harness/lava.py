@@ -407,7 +407,9 @@ def replay(record, entries, logdir):
             elif m.get("definition") == "lava" and m.get("case") == "job":
                 job_result = m
             continue
-        if e["lvl"] != "target":
+        # What the console printed: "target"; after the test action
+        # (the guest's last words as LAVA powers it off), "feedback".
+        if e["lvl"] not in ("target", "feedback"):
             continue
         text = target_text(e["msg"])
         if t is not None:

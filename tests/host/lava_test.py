@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.join(TOP, "tests/host"))
 from harness import guest, lava, plan, scenarios as scn  # noqa: E402
 
 FIXTURE = os.path.join(TOP, "tests/host/lava_fixture")
-FIXTURE_TAG = "6.1-6ce3dd6eec-1"
+FIXTURE_TAG = "6.1-6ce3dd6eec-1"    # made with LAVA's loggers from recorded results
+REAL_TAG = "6.1-stock-1"            # a real lava-run of a generated job
 SCENARIOS = scn.load(os.path.join(TOP, "tests/scenarios"))
 DEBIAN_PYTHON = "/usr/bin/python3"
 
@@ -226,13 +227,14 @@ class RoundTripTest(unittest.TestCase):
         with open(os.path.join(out, "matrix.json")) as f:
             return p, json.load(f)
 
-    def console_of_fixture(self):
-        """The fixture's console as the two files a local boot writes:
+    @staticmethod
+    def console_of(tag):
+        """A recorded job's console as the two files a local boot writes:
         protocol lines to results.log, the rest to console.log."""
-        entries = lava.read_log(os.path.join(FIXTURE, "results", f"{FIXTURE_TAG}.yaml"))
+        entries = lava.read_log(os.path.join(FIXTURE, "results", f"{tag}.yaml"))
         plan_ = []
         for e in entries:
-            if e["lvl"] == "target":
+            if e["lvl"] in ("target", "feedback"):
                 text = lava.target_text(e["msg"])
                 before, mark, proto = text.partition(lava.PREFIX)
                 if before.strip():
@@ -241,29 +243,34 @@ class RoundTripTest(unittest.TestCase):
                     plan_.append({"to": "results", "line": proto.rstrip()})
         return plan_
 
-    def test_the_recorded_job_gives_the_harness_verdicts(self):
+    def test_the_recorded_jobs_give_the_harness_verdicts(self):
         p, m = self.from_lava(FIXTURE)
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
-        got = {r["scenario"]: r for r in m["results"]}
-        self.assertEqual({n: (r["verdict"], r["pass"]) for n, r in got.items()},
-                         {"corruption-targeted": ("corrupted", True), "smoke": ("clean", True)})
-        self.assertEqual({n: r["lava"]["case"] for n, r in got.items()},
-                         {"corruption-targeted": "pass", "smoke": "pass"})
-        # The same boot through the local harness, a fake QEMU writing the
+        got = {(r["boot"], r["scenario"]): r for r in m["results"]}
+        self.assertEqual({k: (r["verdict"], r["pass"], r["lava"]["case"], r["lava"]["job"])
+                          for k, r in got.items()},
+                         {(REAL_TAG, "smoke"): ("clean", True, "pass", "pass"),
+                          (FIXTURE_TAG, "corruption-targeted"): ("corrupted", True, "pass", "pass"),
+                          (FIXTURE_TAG, "smoke"): ("clean", True, "pass", "pass")})
+        # The same boots through the local harness, a fake QEMU writing the
         # same lines to its two serial files: the same results.
         import harness_test
-        t = harness_test.HarnessTest("test_clean_run")
-        t.setUp()
-        try:
-            rs, _ = t.boot({"lines": self.console_of_fixture()}, names=("corruption-targeted", "smoke"),
-                           tag=FIXTURE_TAG)
-        finally:
-            t.tearDown()
-        self.assertEqual(set(rs), set(got))
-        for r in rs.values():
-            theirs = got[r["scenario"]]
-            self.assertEqual((r["verdict"], r["details"], r["seconds"]),
-                             (theirs["verdict"], theirs["details"], theirs["seconds"]), r["scenario"])
+        for tag in (REAL_TAG, FIXTURE_TAG):
+            names = sorted(n for t, n in got if t == tag)
+            t = harness_test.HarnessTest("test_clean_run")
+            t.setUp()
+            try:
+                rs, _ = t.boot({"lines": self.console_of(tag)}, names=names, tag=tag)
+            finally:
+                t.tearDown()
+            self.assertEqual(sorted(rs), names)
+            for r in rs.values():
+                theirs = got[(tag, r["scenario"])]
+                with self.subTest(boot=tag, scenario=r["scenario"]):
+                    self.assertEqual((r["verdict"], r["details"], r["seconds"]),
+                                     (theirs["verdict"], theirs["details"], theirs["seconds"]))
+        real = next(b for b in m["boots"] if b["boot"] == REAL_TAG)
+        self.assertEqual((real["scenarios"], real["killed"]), (["smoke"], None))
 
     def job_dir(self, lines, scenarios=("rqpath-discard", "smoke")):
         d = os.path.join(self.tmp, "jobs")

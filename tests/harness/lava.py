@@ -261,11 +261,16 @@ def job_definition(pb, accel, expected_of, urls, images_dir, workdir):
     boot_s = guest.BOOT_DEADLINE * slowdown
     longest = max([s.timeout for s in pb.scenarios] or [0])
     run_s = boot_s + sum((s.timeout + guest.CHECK_DEADLINE) * slowdown for s in pb.scenarios) + guest.END_GRACE
+    # How long LAVA's console reader waits for the line a monitor wants
+    # next: the boot action's timeout (a scenario's RESULT, CHECKED) and
+    # the connection's (the next START, the first after the boot): the
+    # longest the guest may be silent, a debug kernel's boot included.
+    silent = minutes(boot_s + (longest + guest.CHECK_DEADLINE) * slowdown)
     names = [s.name for s in pb.scenarios]
     job = {
         "device_type": "qemu",
         "job_name": f"rqpath {k.label} {pb.tag}: {' '.join(names)}"[:200],
-        "timeouts": {"job": minutes(run_s + 20 * 60), "connection": minutes(300),
+        "timeouts": {"job": minutes(run_s + 20 * 60), "connection": silent,
                      "actions": {"lava-test-monitor": minutes(run_s)}},
         "priority": "medium",
         "visibility": "public",
@@ -275,11 +280,7 @@ def job_definition(pb, accel, expected_of, urls, images_dir, workdir):
                      "rqpath.scenarios": ",".join(names)},
         "actions": [
             {"deploy": {"to": "tmpfs", "timeout": minutes(15 * 60), "images": images}},
-            # The boot action's timeout is also how long LAVA's console
-            # reader waits for the next line a monitor wants: the longest
-            # a scenario may be silent.
-            {"boot": {"method": "qemu", "media": "tmpfs",
-                      "timeout": minutes(boot_s + (longest + guest.CHECK_DEADLINE) * slowdown)}},
+            {"boot": {"method": "qemu", "media": "tmpfs", "timeout": silent}},
             {"test": {"timeout": minutes(run_s),
                       "monitors": [monitor(s, expected_of(k, s.name), last=i == len(pb.scenarios) - 1)
                                    for i, s in enumerate(pb.scenarios)]}},

@@ -377,6 +377,27 @@ class RunTest(unittest.TestCase):
         self.assertEqual(fix.get("corruption-targeted"), ["corrupted", "violated"])
 
 
+class TimeoutTest(unittest.TestCase):
+    def test_lava_waits_as_long_as_the_harness(self):
+        # LAVA's console reader gives up on a silent guest after the
+        # connection's timeout (before a START) and the boot action's
+        # (before a RESULT or CHECKED): never sooner than the harness.
+        with tempfile.TemporaryDirectory() as d:
+            k = FakeKernel(d)
+            boots = plan.plan_boots([k], [SCENARIOS["smoke"], SCENARIOS["corruption-targeted"]], 1,
+                                    plan.Estimates())
+            for b in boots:
+                b.slowdown = 8.0
+            path = lava.write_jobs(boots, "tcg", expected, os.path.join(d, "jobs"))[0]
+            with open(path) as f:
+                job = lava.import_yaml().safe_load(f)
+        longest = max(s.timeout for s in boots[0].scenarios)
+        for waits in (job["timeouts"]["connection"], job["actions"][1]["boot"]["timeout"]):
+            self.assertGreaterEqual(waits["minutes"] * 60, guest.BOOT_DEADLINE * 8)
+            self.assertGreaterEqual(waits["minutes"] * 60, (longest + guest.CHECK_DEADLINE) * 8)
+        self.assertIn("rqpath.slowdown=8", job["actions"][0]["deploy"]["images"]["kernel"]["image_arg"])
+
+
 class UsageTest(unittest.TestCase):
     def usage(self, *args, says):
         with tempfile.TemporaryDirectory() as d:

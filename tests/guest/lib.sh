@@ -22,15 +22,30 @@
 #   RQPATH-DONE
 # The same markers go into the kernel log ("rqpath: ..."), so that the
 # console shows which scenario a crash belongs to.
+#
+# rqpath.results=console on the kernel command line moves the protocol to
+# the console, each line prefixed with RQ_CONSOLE_PREFIX: a LAVA worker
+# reads one serial port, and the job has no second one
+# (tests/harness/lava.py writes such jobs and reads their logs back).
 
 RQ_RESULTS=/dev/ttyS1
+RQ_CONSOLE_PREFIX='@rqpath@ '
+RQ_PREFIX=
 RQ_SCENARIO_DIR=/rqpath/scenarios
 # shellcheck disable=SC2034 # used by the scenarios
 RQ_DATA=/rqpath/data
 
 # rq_report KIND TEXT: one protocol line to the harness.  printf, not
 # echo: dash's echo turns the backslashes of JSON escapes into characters.
-rq_report() { printf 'RQPATH-%s %s\n' "$1" "$2" > "$RQ_RESULTS"; }
+rq_report() { printf '%sRQPATH-%s %s\n' "$RQ_PREFIX" "$1" "$2" > "$RQ_RESULTS"; }
+
+# Where rq_report writes: the second serial port, or with
+# rqpath.results=console the console, prefixed.
+rq_results_setup() {
+	if [ "$(rq_cmdline_arg rqpath.results)" = console ]; then
+		RQ_RESULTS=/dev/console RQ_PREFIX=$RQ_CONSOLE_PREFIX
+	fi
+}
 
 # To stderr: a function's stdout may be its result.
 rq_log() { echo "[rqpath $(rq_now)] $*" >&2; }
@@ -824,6 +839,7 @@ rq_boot_main() {
 	RQ_SLOWDOWN=$(rq_cmdline_arg rqpath.slowdown) || RQ_SLOWDOWN=1
 	case $RQ_SLOWDOWN in ''|*[!0-9]*) RQ_SLOWDOWN=1 ;; esac
 	export RQ_STAGE RQ_SLOWDOWN
+	rq_results_setup
 	RQ_SEQ=0 RQ_STOP=""
 	rq_report BOOTED "stage=$RQ_STAGE kernel=$(uname -r) cpus=$(grep -c ^processor /proc/cpuinfo) t=$(rq_now)"
 	rq_log "booted stage $RQ_STAGE, $(uname -r), $(grep -c ^processor /proc/cpuinfo) cpus, $(rq_now)s"

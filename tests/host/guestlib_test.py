@@ -50,6 +50,8 @@ class GuestLib(unittest.TestCase):
             # block device).
             for guest_path, here in (("/tmp/", "/"), ("/rqpath/", "/"), ("/mnt/rq", "/mnt-rq"),
                                      ("/proc/sys/vm/drop_caches", "/drop_caches"),
+                                     ("/proc/cmdline", "/cmdline"), ("/dev/ttyS1", "/ttyS1"),
+                                     ("/dev/console", "/console"),
                                      ("/sys/block/", "/sys/block/")):
                 text = text.replace(guest_path, self.dir + here)
             with open(os.path.join(self.dir, name), "w") as f:
@@ -104,6 +106,26 @@ rq_scenario_begin x
         result, output = self.run_guest(body)
         self.assertIsNotNone(result, output)
         return result["verdict"], result["details"].get("reason", ""), result["details"]
+
+    def test_the_protocol_goes_to_the_console_when_the_command_line_says(self):
+        # A LAVA job has one serial port: rqpath.results=console moves the
+        # protocol there, each line prefixed; without it, the second port.
+        d = self.dir
+        line = 'RQPATH-RESULT {"scenario":"x","details":{"reason":"a\\tb"}}'
+        for cmdline, port, prefix in (("console=ttyS0 rqpath.stage=stock", "ttyS1", ""),
+                                      ("console=ttyS0 rqpath.results=console rqpath.stage=stock",
+                                       "console", "@rqpath@ ")):
+            with self.subTest(cmdline=cmdline):
+                for name, text in (("cmdline", cmdline + "\n"), ("ttyS1", ""), ("console", "")):
+                    with open(os.path.join(d, name), "w") as f:
+                        f.write(text)
+                proc = subprocess.run(["dash", "-c", f". {d}/lib.sh; rq_results_setup; "
+                                       f"rq_report RESULT '{line.split(' ', 1)[1]}'"],
+                                      capture_output=True, text=True, timeout=60)
+                self.assertEqual(proc.returncode, 0, proc.stderr)
+                other = "console" if port == "ttyS1" else "ttyS1"
+                with open(os.path.join(d, port)) as f, open(os.path.join(d, other)) as g:
+                    self.assertEqual((f.read(), g.read()), (prefix + line + "\n", ""))
 
     def test_no_failed_check_is_clean(self):
         verdict, _, details = self.verdict('rq_trigger t fired 3 1\nrq_finish clean "all well"')

@@ -215,39 +215,52 @@ ex_d_state() {
 	return 1
 }
 
+# ex_paths_idle: nothing in flight on any disk under the stack.
+ex_paths_idle() {
+	for d in $EX_DISKS; do
+		[ "$(awk '{ print $1 + $2 }' "/sys/block/${d##*/}/inflight")" = 0 ] || return 1
+	done
+}
+
 # ex_stuck PID DEV OP: the operation of PID is livelocked on DEV: over
 # EX_STUCK_WINDOW seconds DEV handed requests back (block_rq_requeue, the
 # oracle's per-disk count) again and again, none of OP's kind completed
-# there (/sys/block/DEV/stat) and requests stayed in flight.  Records every
-# signal and the submitter's state; true only if all of them agree.
+# there (/sys/block/DEV/stat), and the disks under it had room (nothing in
+# flight at either end of the window): refused, not waiting for a device.
+# (DEV's own inflight does not show a request that is handed back: it is
+# idle between the tries.)  Records every signal and the submitter's
+# state; true only if all of them agree.
 ex_stuck() {
 	PID_OF_OP=$1 dev=${2##*/} fields=$(ex_stat_fields "$3")
 	rq_oracle_read
 	r0=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
 	# shellcheck disable=SC2086 # the fields are words
 	c0=$(ex_completions "$dev" $fields)
+	idle=true
+	ex_paths_idle || idle=false
 	rq_sleep "$(rq_workload_seconds $EX_STUCK_WINDOW)" "stuck window"
 	rq_oracle_read
 	r1=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
 	# shellcheck disable=SC2086 # the fields are words
 	c1=$(ex_completions "$dev" $fields)
-	inflight=$(awk '{ print $1 + $2 }' "/sys/block/$dev/inflight")
+	ex_paths_idle || idle=false
 	d_state=false
 	ex_d_state && d_state=true
 	requeues=$((${r1:-0} - ${r0:-0}))
-	rq_detail_json stuck "{\"requeues_in_window\": $requeues, \"completed_in_window\": $((c1 - c0)), \"in_flight\": $inflight, \"submitter_in_d_state\": $d_state}"
-	[ "$requeues" -ge 10 ] && [ "$c1" = "$c0" ] && [ "$inflight" -gt 0 ]
+	rq_detail_json stuck "{\"requeues_in_window\": $requeues, \"completed_in_window\": $((c1 - c0)), \"paths_idle\": $idle, \"submitter_in_d_state\": $d_state}"
+	[ "$requeues" -ge 10 ] && [ "$c1" = "$c0" ] && [ "$idle" = true ]
 }
 
 # The /sys/block/DEV/stat fields that count an op's completions:
 # discards 12, flushes 16, writes 5 (BLKZEROOUT's write zeroes too),
-# reads 1 and writes 5 for rqcheck.
+# reads 1 and writes 5 for rqcheck, all of them for anything else (mkfs).
 ex_stat_fields() {
 	case $1 in
 	discard) echo 12 ;;
 	flush) echo 16 ;;
 	write_zeroes) echo 5 ;;
-	*) echo 1 5 ;;
+	rw) echo 1 5 ;;
+	*) echo 1 5 12 16 ;;
 	esac
 }
 
@@ -282,6 +295,15 @@ ex_trigger() { # OPERATIONS_JUDGED
 	rq_trigger explore merge_candidates "$candidates" 0
 }
 
+# ex_stuck_verdict WHAT: an operation that never completes ends the trial
+# and the boot (its submitter cannot be killed).
+ex_stuck_verdict() {
+	ex_trigger 1
+	rq_allow_report "INFO: task .* blocked for more than" "the trial's operation is stuck"
+	rq_unusable "a trial operation ($1) is stuck in D state"
+	rq_finish livelocked "$1 did not complete: requeued on $EX_TOP with nothing of its kind completing"
+}
+
 # ex_trial WORDS: run one trial and report its verdict.
 ex_trial() {
 	rq_detail trial "$1"
@@ -304,7 +326,14 @@ ex_trial() {
 	: > /tmp/ex-ops
 	target=$EX_TOP
 	if [ "$EX_fs" = ext4 ]; then
-		mkfs.ext4 -q -F "$EX_TOP" > /tmp/ex-mkfs.out 2>&1 || { rq_fail "mkfs.ext4 failed: $(tail -n 1 /tmp/ex-mkfs.out)"; rq_finish error; return; }
+		# mke2fs discards the device first: an operation like the rest.
+		mkfs.ext4 -q -F "$EX_TOP" > /tmp/ex-mkfs.out 2>&1 &
+		ex_wait_op $! mkfs "$(rq_workload_seconds "$EX_OP_DEADLINE")"
+		case $EX_OUTCOME in
+		ok) ;;
+		livelocked) ex_stuck_verdict mkfs; return ;;
+		*) rq_fail "mkfs.ext4: $EX_OUTCOME: $(tail -n 1 /tmp/ex-mkfs.out)"; rq_finish error; return ;;
+		esac
 		mkdir -p $EX_MNT
 		mount -t ext4 "$EX_TOP" $EX_MNT || { rq_fail "mount failed"; rq_finish error; return; }
 		target=$EX_MNT/rqcheck.dat

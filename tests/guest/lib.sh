@@ -808,10 +808,14 @@ rq_cleanup() {
 	dmsetup remove_all > /dev/null 2>&1
 	# The schedulers too, off every disk that stays: once loaded,
 	# mq-deadline would be the default of every new single-queue disk
-	# (qemu/rqpath.config).
-	for q in /sys/block/*/queue/scheduler; do
-		grep -q '\[none\]' "$q" 2>/dev/null || echo none > "$q" 2>/dev/null
-	done
+	# (qemu/rqpath.config).  Not after a scenario that left the guest
+	# unusable: a switch freezes the queue, which waits for the request
+	# that never completes, and the boot ends anyway.
+	if [ ! -e /tmp/rq-unusable ]; then
+		for q in /sys/block/*/queue/scheduler; do
+			grep -q '\[none\]' "$q" 2>/dev/null || echo none > "$q" 2>/dev/null
+		done
+	fi
 	for m in dm_rqpath dm_round_robin dm_multipath scsi_debug mq_deadline kyber_iosched bfq; do
 		if [ -d "/sys/module/$m" ] && ! rmmod "$m" 2>/dev/null; then
 			echo "cannot unload $m" >> /tmp/rq-cleanup.txt

@@ -515,19 +515,20 @@ rq_finish clean""")
     # --- tests/explore's trials (tests/guest/explore.sh) ---------------------
 
     def stuck_disk(self, before, after):
-        """dm-0 whose stat, inflight and oracle requeue count are BEFORE
-        and, once the livelock window has passed, AFTER: (requeues,
-        discards completed, in flight)."""
-        blk = os.path.join(self.dir, "sys", "block", "dm-0")
-        os.makedirs(blk, exist_ok=True)
+        """dm-0 over sda whose dm-0 stat, oracle requeue count and sda
+        inflight are BEFORE and, once the livelock window has passed,
+        AFTER: (requeues, discards completed, in flight on the path)."""
+        sysblk = os.path.join(self.dir, "sys", "block")
+        for b in ("dm-0", "sda"):
+            os.makedirs(os.path.join(sysblk, b), exist_ok=True)
 
         def files(state, suffix):
             requeues, discards, inflight = state
             stat = ["0"] * 17
             stat[11] = str(discards)
-            with open(os.path.join(blk, "stat" + suffix), "w") as f:
+            with open(os.path.join(sysblk, "dm-0", "stat" + suffix), "w") as f:
                 f.write(" ".join(stat) + "\n")
-            with open(os.path.join(blk, "inflight" + suffix), "w") as f:
+            with open(os.path.join(sysblk, "sda", "inflight" + suffix), "w") as f:
                 f.write(f"0 {inflight}\n")
             with open(os.path.join(self.dir, "oracle", "report" + suffix), "w") as f:
                 f.write(CLEAN_ORACLE + f"disk dm-0 requeues {requeues} merge_candidates 0 "
@@ -535,7 +536,8 @@ rq_finish clean""")
         files(before, "")
         files(after, ".after")
         d = self.dir
-        return (f'rq_sleep() {{ for f in {blk}/stat {blk}/inflight {d}/oracle/report; do '
+        return (f'EX_DISKS=/dev/sda\n'
+                f'rq_sleep() {{ for f in {sysblk}/dm-0/stat {sysblk}/sda/inflight {d}/oracle/report; do '
                 f'mv "$f.after" "$f"; done; }}\n')
 
     def explore(self):
@@ -547,10 +549,11 @@ rq_finish clean""")
         self.assertIn("unknown trial key 'bogus'", reason)
 
     def test_an_operation_is_livelocked_only_when_every_signal_agrees(self):
-        cases = (((10, 3, 1), (40, 3, 1), True),     # requeued on, nothing done
-                 ((10, 3, 1), (40, 4, 1), False),    # a discard completed
-                 ((10, 3, 1), (15, 3, 1), False),    # hardly requeued: slow
-                 ((10, 3, 0), (40, 3, 0), False))    # nothing in flight
+        cases = (((10, 3, 0), (40, 3, 0), True),     # refused on, nothing done
+                 ((10, 3, 0), (40, 4, 0), False),    # a discard completed
+                 ((10, 3, 0), (15, 3, 0), False),    # hardly requeued: slow
+                 ((10, 3, 0), (40, 3, 1), False))    # the path is busy: waiting
+
         for before, after, stuck in cases:
             with self.subTest(before=before, after=after):
                 _, output = self.run_guest(self.explore() + self.stuck_disk(before, after) + (

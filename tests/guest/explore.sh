@@ -90,6 +90,7 @@ ex_sdebug_opts() {
 # The serial of the disk behind each QEMU HBA (tests/harness/guest.py).
 ex_hba_serial() {
 	case $1 in
+	virtio) echo RQPATHVD01 ;;
 	megasas) echo RQPATHMEGA1 ;;
 	lsi) echo RQPATHLSI01 ;;
 	mptsas) echo RQPATHMPT01 ;;
@@ -111,11 +112,15 @@ ex_disks() {
 		[ "$EX_sd_busy" = none ] || echo "$EX_sd_nth" > $d/every_nth || { rq_fail "cannot set every_nth"; return 1; }
 		ex_sdebug_opts > $d/opts || { rq_fail "cannot set scsi_debug opts"; return 1; }
 		rq_detail scsi_debug "$(ex_sdebug_params) opts=$(ex_sdebug_opts) every_nth=$(cat $d/every_nth)" ;;
-	virtio) EX_DISKS=$(rq_disks_by_serial RQPATHVD01) || { rq_fail "no virtio-scsi disk RQPATHVD01"; return 1; } ;;
-	ahci) EX_DISKS=$(rq_qemu_disks ATA) || { rq_fail "no AHCI disk"; return 1; } ;;
-	megasas|lsi|mptsas|pvscsi)
+	ahci)
+		rq_wait 15 "the AHCI disk" rq_qemu_disks ATA > /dev/null || { rq_fail "no AHCI disk"; return 1; }
+		EX_DISKS=$(rq_qemu_disks ATA) ;;
+	virtio|megasas|lsi|mptsas|pvscsi)
+		# An HBA's bus scan may still run when the first trial starts.
 		serial=$(ex_hba_serial "$EX_dev")
-		EX_DISKS=$(rq_disks_by_serial "$serial") || { rq_fail "no $EX_dev disk $serial"; return 1; } ;;
+		rq_wait 15 "the $EX_dev disk" rq_disks_by_serial "$serial" > /dev/null ||
+			{ rq_fail "no $EX_dev disk $serial (hosts: $(cat /sys/class/scsi_host/*/proc_name 2>/dev/null | tr "\n" " "))"; return 1; }
+		EX_DISKS=$(rq_disks_by_serial "$serial") ;;
 	*) rq_fail "unknown dev $EX_dev"; return 1 ;;
 	esac
 	EX_DISKS=$(echo "$EX_DISKS" | tr ' ' '\n' | grep . | head -n "$EX_paths" | tr '\n' ' ')

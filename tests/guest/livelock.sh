@@ -104,8 +104,11 @@ LL_MIN_REQUEUES=50
 LL_REQUEUE_RECENT=1
 LL_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete"
 # Signal 1t: required for the verdict (1) or recorded only (0), and the
-# latency goal in seconds from the operation's first refusal.
-LL_RWATCH_REQUIRED=1
+# latency goal in seconds from the operation's first refusal.  Recorded
+# only: in its first real guest run (6.1 ffe81d45322c,
+# livelock-discard-multipath) it stayed quiet through a discard refused 425
+# times over 6.6 s with nothing completing (issue 34's note).
+LL_RWATCH_REQUIRED=0
 LL_RWATCH_GOAL=1
 
 ll_log() { rq_log "livelock: $*"; }

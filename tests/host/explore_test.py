@@ -6,6 +6,7 @@
 """
 
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -118,6 +119,32 @@ class ScenarioFileTest(unittest.TestCase):
         self.assertEqual(sc.expected("stock", "6.1"), ("clean",))
         self.assertEqual(sc.hardware, ["virtio-disk"])
         self.assertEqual(sc.boot, "own")
+
+
+class CommandLineTest(unittest.TestCase):
+    def explore(self, *args):
+        return subprocess.run([os.path.join(TOP, "tests", "explore"), *args],
+                              capture_output=True, text=True, timeout=60)
+
+    def test_bad_command_lines_are_one_clear_error(self):
+        for args, says in (((), "--stage is required"),
+                           (("--stage", "stock"), "one of --trials and --minutes"),
+                           (("--stage", "stock", "--trials", "2", "--minutes", "1"), "one of --trials"),
+                           (("--stage", "stock", "--minimize-trial", "dev=sdebug"), "needs --verdict"),
+                           (("--stage", "stock", "--minimize-trial", "dev=sdebug", "--verdict", "livelocked"),
+                            "does not name each dimension"),
+                           (("--stage", "nosuch", "--trials", "1"), "no stage nosuch")):
+            with self.subTest(args=args):
+                p = self.explore(*args)
+                self.assertEqual(p.returncode, 2, p.stderr)
+                self.assertIn(says, p.stderr)
+                self.assertEqual(p.stdout, "")
+
+    def test_show_prints_the_trial_of_a_seed(self):
+        p = self.explore("--show", "--seed", "7", "--trial", "3")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        s = explore.Space()
+        self.assertEqual(p.stdout.strip(), s.encode(s.draw(7, 3)))
 
 
 if __name__ == "__main__":

@@ -356,14 +356,23 @@ v=$(rq_ext4_workload /dev/sdz "$RQ_MIN_SATA")
 rq_finish "$v"
 """
 
-    def ext4_run(self, write_ok):
+    def ext4_run(self, write_ok, verify_json=True):
         """rq_ext4_workload (as corruption-sata runs it) with fio, mkfs,
         mount and e2fsck replaced: the write phase succeeds or fails with
-        EIO; the verify phase then names a bad offset."""
+        EIO; the verify phase then names a bad offset (and writes its JSON,
+        or, as fio did on 6ce3dd6eec, none)."""
         self.oracle(CLEAN_ORACLE.replace("front_merges 0", "front_merges 40") +
                     "disk sdz requeues 50 merge_candidates 9 prepared_requeues 50 prepared_candidates 9\n")
         werr, wrc = ("0", "0") if write_ok else ("5", "1")
-        return self.verdict(self.EXT4_FAKES.replace("{d}", self.dir).replace("WERR", werr).replace("WRC", wrc))
+        fakes = self.EXT4_FAKES
+        if not verify_json:
+            fakes = fakes.replace("""{"jobs": [{"jobname": "buffered", "error": 0, "read\"""", "X\"")
+        return self.verdict(fakes.replace("{d}", self.dir).replace("WERR", werr).replace("WRC", wrc))
+
+    def test_bad_blocks_are_corruption_when_the_verify_phase_wrote_no_json(self):
+        verdict, reason, _ = self.ext4_run(write_ok=True, verify_json=False)
+        self.assertEqual(verdict, "corrupted")
+        self.assertIn("fio verify: 1 blocks bad", reason)
 
     def test_a_failed_write_phase_is_an_error_not_corruption(self):
         verdict, reason, details = self.ext4_run(write_ok=False)

@@ -360,13 +360,13 @@ ex_trial() {
 		rw_pid=$!
 		rq_detail rqcheck_args "$(ex_rqcheck_args)"
 	fi
-	verdict=clean
+	verdict=clean reason=""
 	if [ -n "$side_pid" ]; then
 		ex_wait_op "$side_pid" "$side" "$deadline"
 		case $EX_OUTCOME in
 		ok) ;;
 		exit*) rq_fail "$side failed: $(grep -v '^done' /tmp/ex-ops | head -n 1)" ;;
-		livelocked) verdict=livelocked ;;
+		livelocked) verdict=livelocked reason="a $side never completed: handed back again and again on $EX_TOP, the paths idle" ;;
 		hung) rq_fail "a $side did not complete in ${deadline}s, and not every livelock signal agrees" ;;
 		esac
 	fi
@@ -375,7 +375,7 @@ ex_trial() {
 		case $EX_OUTCOME in
 		ok) verdict=$(rq_rqcheck_verdict 0 /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
 		exit*) verdict=$(rq_rqcheck_verdict "${EX_OUTCOME#exit }" /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
-		livelocked) verdict=livelocked ;;
+		livelocked) verdict=livelocked reason="rqcheck never completed: handed back again and again on $EX_TOP, the paths idle" ;;
 		hung) rq_fail "rqcheck did not complete in ${deadline}s, and not every livelock signal agrees" ;;
 		esac
 	fi
@@ -389,7 +389,7 @@ ex_trial() {
 		rq_unusable "a trial operation is stuck in D state"
 	fi
 	[ "$EX_fs" = ext4 ] && [ "$verdict" != livelocked ] && ! rq_failed && umount $EX_MNT
-	rq_finish "$verdict"
+	rq_finish "$verdict" "$reason"
 }
 
 ex_scenario() { # NAME: a tests/explore trial from the image's trial list

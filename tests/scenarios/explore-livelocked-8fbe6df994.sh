@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # rqpath scenario: explore-livelocked-8fbe6df994
 # summary: found by tests/explore (seed 2, trial 1 on 6.1 ffe81d45322c), minimized: mkfs.ext4 on dm-rqpath over scsi_debug never returns
-# expect: clean; 6.1:ffe81d45322c=livelocked
+# expect: clean; ffe81d45322c=livelocked
 # boot: own
 # timeout: 125
 

@@ -404,6 +404,14 @@ rq_trigger_read() {
 # (`error`), by a merge oracle report it cannot read (`error`), and by the
 # merge oracle (`clean` becomes `violated`).  The line goes to the
 # harness at once, so a result survives whatever the kernel does afterwards.
+# rq_overrule VERDICT WHY: rq_result's verdict and reason replaced; the
+# scenario's own verdict is kept in the details and its reason after WHY.
+rq_overrule() {
+	rq_detail scenario_verdict "$verdict"
+	reason="$2${reason:+ (scenario: $verdict, $reason)}"
+	verdict=$1
+}
+
 rq_result() {
 	[ "$RQ_REPORTED" = 1 ] && { rq_log "a second verdict ($1) ignored"; return 0; }
 	verdict=$1 reason=${2:-}
@@ -414,34 +422,22 @@ rq_result() {
 	rq_detail_json trigger "$(cat /tmp/rq-trigger.json)"
 	if rq_kernel_reports; then
 		rq_detail_file kernel_reports "$RQ_REPORTS" 20
-		rq_detail scenario_verdict "$verdict"
-		reason="the kernel reported: $(head -n 1 "$RQ_REPORTS")${reason:+ (scenario: $verdict, $reason)}"
-		verdict=warned
+		rq_overrule warned "the kernel reported: $(head -n 1 "$RQ_REPORTS")"
 	fi
 	[ -s "$RQ_REPORTS.allowed" ] && rq_detail_file kernel_reports_allowed "$RQ_REPORTS.allowed" 20
 	[ -s "$RQ_NO_TRIGGER" ] && rq_detail no_trigger "$(cat "$RQ_NO_TRIGGER")"
 	case $verdict in
 	clean|violated|corrupted|livelocked)
 		if [ ! -s "$RQ_TRIGGER" ] && [ ! -s "$RQ_NO_TRIGGER" ]; then
-			rq_detail scenario_verdict "$verdict"
-			reason="no trigger evidence recorded (rq_trigger), and the scenario did not say why it has none (rq_no_trigger)${reason:+ (scenario: $verdict, $reason)}"
-			verdict=error
+			rq_overrule error "no trigger evidence recorded (rq_trigger), and the scenario did not say why it has none (rq_no_trigger)"
 		fi ;;
 	esac
 	case $verdict in
 	clean|violated|livelocked)
 		if [ -n "$RQ_TRIGGER_SHORT" ]; then
-			rq_detail scenario_verdict "$verdict"
-			reason="the trigger did not fire: $RQ_TRIGGER_SHORT${reason:+ (scenario: $verdict, $reason)}"
-			verdict=error
-		fi ;;
-	esac
-	case $verdict in
-	clean|violated|livelocked)
-		if [ -n "$RQ_ORACLE_MALFORMED" ]; then
-			rq_detail scenario_verdict "$verdict"
-			reason="$RQ_ORACLE_MALFORMED${reason:+ (scenario: $verdict, $reason)}"
-			verdict=error
+			rq_overrule error "the trigger did not fire: $RQ_TRIGGER_SHORT"
+		elif [ -n "$RQ_ORACLE_MALFORMED" ]; then
+			rq_overrule error "$RQ_ORACLE_MALFORMED"
 		fi ;;
 	esac
 	if [ "$verdict" = clean ] && [ "${RQ_VIOLATIONS:-0}" -gt 0 ]; then

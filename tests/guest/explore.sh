@@ -227,6 +227,13 @@ ex_paths_idle() {
 	done
 }
 
+# The requeues the merge oracle has counted on DEV (it keeps them from
+# block_rq_requeue as they fire).
+ex_requeues() {
+	rq_oracle_read
+	awk -v d="$1" '$1 == "disk" && $2 == d { print $4 + 0 }' /tmp/rq-oracle.txt
+}
+
 # ex_stuck PID DEV OP: the operation of PID is livelocked on DEV: over
 # EX_STUCK_WINDOW seconds DEV handed requests back (block_rq_requeue, the
 # oracle's per-disk count) again and again, none of OP's kind completed
@@ -237,15 +244,13 @@ ex_paths_idle() {
 # state; true only if all of them agree.
 ex_stuck() {
 	PID_OF_OP=$1 dev=${2##*/} fields=$(ex_stat_fields "$3")
-	rq_oracle_read
-	r0=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
+	r0=$(ex_requeues "$dev")
 	# shellcheck disable=SC2086 # the fields are words
 	c0=$(ex_completions "$dev" $fields)
 	idle=true
 	ex_paths_idle || idle=false
 	rq_sleep "$(rq_workload_seconds $EX_STUCK_WINDOW)" "stuck window"
-	rq_oracle_read
-	r1=$(awk -v d="$dev" '$1 == "disk" && $2 == d { print $4 }' /tmp/rq-oracle.txt)
+	r1=$(ex_requeues "$dev")
 	# shellcheck disable=SC2086 # the fields are words
 	c1=$(ex_completions "$dev" $fields)
 	ex_paths_idle || idle=false

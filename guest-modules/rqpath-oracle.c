@@ -29,7 +29,7 @@
  * the list stable: under ctx->lock, or on the current task's own plug.
  *
  * It also counts, per disk, the chances the bug needs, whatever a stage then
- * does with them, from three block tracepoints (found by name: they are not
+ * does with them, from the block tracepoints (found by name: they are not
  * exported): requests handed back by their driver (block_rq_requeue), and
  * bios submitted that end exactly where such a request starts while it has
  * not completed yet (block_bio_queue against block_rq_complete): the bios a
@@ -37,6 +37,14 @@
  * again for the requests handed back with RQF_DONTPREP set: only those can
  * lose data, and a driver that refuses a request before preparing it (SCSI
  * does, for a blocked host or target) gives chances that are harmless.
+ * Both are also counted for the bios that found the request in a queue a
+ * bio can merge into: put back into a software or scheduler queue
+ * (block_rq_insert) after it was handed back, and not issued since
+ * (block_rq_issue).  A request waiting on the dispatch list, or with its
+ * driver again, is no chance at all; tests/explore is guided by the
+ * difference.  (A dispatch that moves a queued request on to the dispatch
+ * list without issuing it, for want of a budget or a tag, is not seen: the
+ * count is a guide, never a verdict.)
  *
  * The report is in debugfs, rqpath-oracle/report (and report.json, the same
  * as one JSON object); writing anything to
@@ -107,6 +115,7 @@ struct oracle_waiting {
 	struct gendisk *disk;
 	sector_t sector;
 	bool prepared;
+	bool queued;
 };
 
 struct oracle_disk {
@@ -116,6 +125,8 @@ struct oracle_disk {
 	u64 merge_candidates;
 	u64 prepared_requeues;
 	u64 prepared_candidates;
+	u64 queued_candidates;
+	u64 prepared_queued_candidates;
 };
 
 /* Protected by oracle_lock, like the records. */
@@ -293,7 +304,31 @@ static void oracle_requeue(void *unused, struct request *rq)
 	oracle_waiting[slot].disk = disk;
 	oracle_waiting[slot].sector = blk_rq_pos(rq);
 	oracle_waiting[slot].prepared = prepared;
+	oracle_waiting[slot].queued = false;
 	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+/* A waiting request went into (or left) a queue a bio can merge into. */
+static void oracle_set_queued(struct request *rq, bool queued)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	for (i = 0; i < ORACLE_MAX_WAITING; i++)
+		if (oracle_waiting[i].rq == rq)
+			oracle_waiting[i].queued = queued;
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+static void oracle_insert(void *unused, struct request *rq)
+{
+	oracle_set_queued(rq, true);
+}
+
+static void oracle_issue(void *unused, struct request *rq)
+{
+	oracle_set_queued(rq, false);
 }
 
 static void oracle_complete(void *unused, struct request *rq,
@@ -326,6 +361,9 @@ static void oracle_bio_queue(void *unused, struct bio *bio)
 			if (d) {
 				d->merge_candidates++;
 				d->prepared_candidates += w->prepared;
+				d->queued_candidates += w->queued;
+				d->prepared_queued_candidates +=
+					w->prepared && w->queued;
 			}
 			break;
 		}
@@ -339,6 +377,8 @@ static struct {
 	struct tracepoint *tp;
 } oracle_tracepoints[] = {
 	{ "block_rq_requeue", oracle_requeue },
+	{ "block_rq_insert", oracle_insert },
+	{ "block_rq_issue", oracle_issue },
 	{ "block_rq_complete", oracle_complete },
 	{ "block_bio_queue", oracle_bio_queue },
 };
@@ -390,11 +430,13 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
-		seq_printf(m, "disk %s requeues %llu merge_candidates %llu prepared_requeues %llu prepared_candidates %llu\n",
+		seq_printf(m, "disk %s requeues %llu merge_candidates %llu prepared_requeues %llu prepared_candidates %llu queued_candidates %llu prepared_queued_candidates %llu\n",
 			   oracle_disks[i].name, oracle_disks[i].requeues,
 			   oracle_disks[i].merge_candidates,
 			   oracle_disks[i].prepared_requeues,
-			   oracle_disks[i].prepared_candidates);
+			   oracle_disks[i].prepared_candidates,
+			   oracle_disks[i].queued_candidates,
+			   oracle_disks[i].prepared_queued_candidates);
 	n = oracle_nr_records;
 	for (i = 0; i < n; i++) {
 		struct oracle_record *r = &oracle_records[i];
@@ -429,12 +471,14 @@ static int oracle_json_show(struct seq_file *m, void *unused)
 		   atomic64_read(&oracle_unattributed), missed);
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
-		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu, \"prepared_requeues\": %llu, \"prepared_candidates\": %llu}",
+		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu, \"prepared_requeues\": %llu, \"prepared_candidates\": %llu, \"queued_candidates\": %llu, \"prepared_queued_candidates\": %llu}",
 			   i ? ", " : "", oracle_disks[i].name,
 			   oracle_disks[i].requeues,
 			   oracle_disks[i].merge_candidates,
 			   oracle_disks[i].prepared_requeues,
-			   oracle_disks[i].prepared_candidates);
+			   oracle_disks[i].prepared_candidates,
+			   oracle_disks[i].queued_candidates,
+			   oracle_disks[i].prepared_queued_candidates);
 	seq_puts(m, "], \"first\": [");
 	for (i = 0; i < oracle_nr_records; i++) {
 		struct oracle_record *r = &oracle_records[i];

@@ -28,7 +28,7 @@
 # shellcheck source=tests/guest/corruption.sh
 . /rqpath/corruption.sh
 
-EX_KEYS="dev paths sd_queue sd_submit_queues sd_busy sd_nth sd_delay sd_cache sd_discard stack sched op fs engine bs order window qd batch"
+EX_KEYS="dev paths sd_queue sd_submit_queues sd_busy sd_nth sd_delay sd_cache sd_discard stack sched op fs engine bs order window qd batch cpu"
 EX_DM=rqex
 EX_MNT=/mnt/explore
 # rqcheck's region is EX_BLOCKS blocks of the trial's size (a generation
@@ -48,7 +48,7 @@ ex_parse() {
 	EX_dev="" EX_paths="" EX_sd_queue="" EX_sd_submit_queues="" EX_sd_busy=""
 	EX_sd_nth="" EX_sd_delay="" EX_sd_cache="" EX_sd_discard="" EX_stack=""
 	EX_sched="" EX_op="" EX_fs="" EX_engine="" EX_bs="" EX_order=""
-	EX_window="" EX_qd="" EX_batch=""
+	EX_window="" EX_qd="" EX_batch="" EX_cpu=""
 	for w in $1; do
 		k=${w%%=*} v=${w#*=}
 		case " $EX_KEYS " in
@@ -204,6 +204,7 @@ ex_rqcheck_args() {
 	case $EX_order in
 	interleave*) [ "$EX_window" = 0 ] || a="$a --window $EX_window" ;;
 	esac
+	[ "$EX_cpu" = any ] || a="$a --cpu $EX_cpu"
 	echo "$a --size $(ex_region_bytes) --time $(rq_workload_seconds "$EX_SECONDS")"
 }
 
@@ -295,14 +296,19 @@ ex_wait_op() {
 # --- the trial ----------------------------------------------------------------
 
 # The trial's workload ran: an operation completed, or one was judged
-# stuck with every signal.  Requeues and merge candidates are measured.
+# stuck with every signal.  The oracle's counts over every disk are
+# measured (tests/explore is guided by them): requests handed back, bios
+# right in front of one (of those, while it sat in a queue a bio can merge
+# into), and each for requests the driver had prepared.
 ex_trigger() { # OPERATIONS_JUDGED
 	rq_oracle_read
-	requeues=$(awk '$1 == "disk" { n += $4 } END { print n + 0 }' /tmp/rq-oracle.txt)
-	candidates=$(awk '$1 == "disk" { n += $6 } END { print n + 0 }' /tmp/rq-oracle.txt)
 	rq_trigger explore operations_judged "$1" 1
-	rq_trigger explore requeues "$requeues" 0
-	rq_trigger explore merge_candidates "$candidates" 0
+	set -- requeues 4 merge_candidates 6 prepared_requeues 8 prepared_candidates 10 \
+		queued_candidates 12 prepared_queued_candidates 14
+	while [ $# -ge 2 ]; do
+		rq_trigger explore "$1" "$(awk -v f="$2" '$1 == "disk" { n += $f } END { print n + 0 }' /tmp/rq-oracle.txt)" 0
+		shift 2
+	done
 }
 
 # ex_stuck_verdict WHAT: an operation that never completes ends the trial

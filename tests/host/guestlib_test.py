@@ -13,11 +13,14 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GUEST = os.path.join(TOP, "tests", "guest")
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import explore  # noqa: E402
 
 # The kernel log of a boot in which scenario "x" (the boot's second) starts
 # after a first scenario that left a hung-task report about its own pid 5.
@@ -576,6 +579,19 @@ rq_finish clean""")
         verdict, reason, details = self.verdict(self.explore() + "ex_trigger 0\nrq_finish clean")
         self.assertEqual(verdict, "error")
         self.assertIn("operations_judged 0 < 1", reason)
+
+    def test_a_trial_records_the_oracles_counts_over_every_disk(self):
+        with open(os.path.join(self.dir, "oracle", "report"), "w") as f:
+            f.write(CLEAN_ORACLE
+                    + "disk sda requeues 7 merge_candidates 2 prepared_requeues 5 prepared_candidates 1 "
+                    "queued_candidates 2 prepared_queued_candidates 1\n"
+                    + "disk dm-0 requeues 3 merge_candidates 1 prepared_requeues 0 prepared_candidates 0 "
+                    "queued_candidates 1 prepared_queued_candidates 0\n")
+        verdict, _, details = self.verdict(self.explore() + "ex_trigger 1\nrq_finish clean")
+        self.assertEqual(verdict, "clean")
+        self.assertEqual({k: details["trigger"]["counts"][k] for k in explore.EVIDENCE},
+                         {"requeues": 10, "merge_candidates": 3, "prepared_requeues": 5,
+                          "prepared_candidates": 1, "queued_candidates": 3, "prepared_queued_candidates": 1})
 
 
     # --- tests/guest/blktests.sh, with a fake rqpath-run -----------------------

@@ -171,3 +171,74 @@ def scenario_timeout(space):
     """Guest seconds a trial may take: setup, its workload, an operation's
     deadline and the livelock window (tests/guest/explore.sh), cleanup."""
     return 60 + space.trial_seconds + 20 + 3 + 30
+
+
+# --- guidance -------------------------------------------------------------
+
+# The merge oracle's evidence of how far a trial got along what this bug
+# class needs, and what each step is worth: a request handed back by its
+# driver, handed back after the driver prepared it, a bio submitted right
+# in front of a handed-back request and of a prepared one, and the same
+# two while that request sat in a queue the bio could merge into
+# (guest-modules/rqpath-oracle.c).
+EVIDENCE = {"requeues": 1, "prepared_requeues": 1, "merge_candidates": 1, "prepared_candidates": 1,
+            "queued_candidates": 2, "prepared_queued_candidates": 4}
+
+# Of a guided campaign's trials, the share drawn fresh from the space
+# rather than bred from an earlier one: the space stays explored even
+# after one region has shown evidence.
+FRESH_SHARE = 0.3
+
+
+def evidence_score(counts):
+    """What the trial's trigger COUNTS are worth (EVIDENCE): 0 when no
+    request was ever handed back."""
+    return sum(w for k, w in EVIDENCE.items() if (counts.get(k) or 0) > 0)
+
+
+class Guide:
+    """A campaign guided by the oracles' evidence, the way a fuzzer is by
+    coverage: trials that showed evidence (EVIDENCE) join a corpus, and
+    most new trials are one of them with one to three dimensions drawn
+    again; the rest are fresh draws.  Trial NUMBER depends on SEED and on
+    the evidence recorded before it, so a campaign replays from its seed
+    and its trials' counts (each trial's line is in its JSON).  Pure: the
+    caller records what each trial showed."""
+
+    def __init__(self, space, seed):
+        self.space, self.seed = space, seed
+        self.corpus = []            # (score, number, trial)
+        self.tried = set()
+
+    def record(self, number, trial, counts):
+        score = evidence_score(counts)
+        if score > 0:
+            self.corpus.append((score, number, trial))
+
+    def propose(self, number):
+        """Trial NUMBER: (trial, parent number or None, [dimensions drawn again])."""
+        rng = random.Random(f"rqpath-explore:guided:{self.seed}:{number}")
+        if self.corpus and rng.random() >= FRESH_SHARE:
+            score, parent, base = rng.choices(self.corpus, [s * s for s, _, _ in self.corpus])[0]
+            for _ in range(20):
+                t, dims = self.mutate(rng, base)
+                if t != base and self.space.encode(t) not in self.tried:
+                    self.tried.add(self.space.encode(t))
+                    return t, parent, dims
+        t = self.space.draw(self.seed, number)
+        self.tried.add(self.space.encode(t))
+        return t, None, []
+
+    def mutate(self, rng, trial):
+        """TRIAL with one to three of its dimensions drawn again (each to
+        another value it may take), made consistent; and the dimensions
+        that differ from TRIAL."""
+        free = [k for k, vs in self.space.dims.items() if sum(w > 0 for w in self.space.weights[k]) > 1]
+        dims = rng.sample(free, min(len(free), rng.choice((1, 1, 2, 3))))
+        t = dict(trial)
+        for k in dims:
+            others = [(v, w) for v, w in zip(self.space.dims[k], self.space.weights[k]) if v != t[k] and w > 0]
+            if others:
+                t[k] = rng.choices([v for v, _ in others], [w for _, w in others])[0]
+        t = self.space.normalize(t)
+        return t, [k for k in self.space.dims if t[k] != trial[k]]

@@ -104,6 +104,65 @@ class MinimizeTest(unittest.TestCase):
         self.assertFalse(explore.reproduces(["violated", "error"], "corrupted", 1))
 
 
+class GuideTest(unittest.TestCase):
+    EVIDENCED = {"requeues": 40, "merge_candidates": 3, "prepared_requeues": 9, "prepared_candidates": 1}
+
+    def test_evidence_is_worth_more_the_further_it_got(self):
+        self.assertEqual(explore.evidence_score({}), 0)
+        self.assertEqual(explore.evidence_score({"requeues": 0, "merge_candidates": 0}), 0)
+        self.assertEqual(explore.evidence_score({"requeues": 5}), 1)
+        self.assertLess(explore.evidence_score({"requeues": 5, "merge_candidates": 1}),
+                        explore.evidence_score(self.EVIDENCED))
+
+    def test_without_evidence_a_guided_campaign_draws_as_a_blind_one(self):
+        s = explore.Space()
+        g = explore.Guide(s, 5)
+        for n in range(12):
+            t, parent, dims = g.propose(n)
+            self.assertEqual((t, parent, dims), (s.draw(5, n), None, []))
+            g.record(n, t, {"requeues": 0, "merge_candidates": 0})
+
+    def test_trials_are_bred_from_the_ones_with_evidence(self):
+        s = explore.Space()
+        g = explore.Guide(s, 5)
+        lines = set()
+        for n in range(4):
+            t, _, _ = g.propose(n)
+            lines.add(s.encode(t))
+            g.record(n, t, self.EVIDENCED if n == 2 else {"requeues": 0})
+        parent = s.draw(5, 2)
+        bred = 0
+        for n in range(4, 104):
+            t, p, dims = g.propose(n)
+            self.assertEqual(t, s.normalize(t))
+            self.assertNotIn(s.encode(t), lines, f"trial {n} repeats an earlier one")
+            lines.add(s.encode(t))
+            if p is None:
+                self.assertEqual(t, s.draw(5, n))
+                continue
+            bred += 1
+            self.assertEqual(p, 2)
+            self.assertEqual(dims, [k for k in s.dims if t[k] != parent[k]])
+            self.assertTrue(dims)
+            g.record(n, t, {})
+        # FRESH_SHARE of them fresh, the rest bred, give or take chance.
+        self.assertGreater(bred, 50)
+        self.assertLess(bred, 90)
+
+    def test_a_guided_campaign_replays_from_its_seed_and_evidence(self):
+        s = explore.Space()
+
+        def campaign():
+            g = explore.Guide(s, 9)
+            out = []
+            for n in range(30):
+                t, p, dims = g.propose(n)
+                out.append((s.encode(t), p, dims))
+                g.record(n, t, self.EVIDENCED if n % 7 == 3 else {})
+            return out
+        self.assertEqual(campaign(), campaign())
+
+
 class ScenarioFileTest(unittest.TestCase):
     def test_a_minimized_finding_is_a_scenario_the_suite_loads(self):
         s = explore.Space()
@@ -133,6 +192,9 @@ class CommandLineTest(unittest.TestCase):
                            (("--stage", "stock", "--minimize-trial", "dev=sdebug"), "needs --verdict"),
                            (("--stage", "stock", "--minimize-trial", "dev=sdebug", "--verdict", "livelocked"),
                             "does not name each dimension"),
+                           (("--stage", "stock", "--run-trial", "dev=sdebug"), "does not name each dimension"),
+                           (("--stage", "stock", "--run-trial", "x", "--trials", "2"), "--run-trial takes no"),
+                           (("--stage", "stock", "--run-trial", "x", "--minimize-trial", "x"), "not both"),
                            (("--stage", "nosuch", "--trials", "1"), "no stage nosuch")):
             with self.subTest(args=args):
                 p = self.explore(*args)

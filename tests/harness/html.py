@@ -901,6 +901,30 @@ def render_header(matrix, results, source):
             '&nbsp;click a cell for its results and evidence</p></header>')
 
 
+def render_mutants(matrix):
+    """The kill matrix of a --mutants run (tests/run, kill_matrix): a row
+    per mutant, the cells that killed it and those that could not decide."""
+    trees = as_dict(matrix.get("mutants"))
+    rows = []
+    for tree in sorted(trees):
+        for name, e in sorted(as_dict(trees[tree]).items()):
+            e = as_dict(e)
+            killers = ", ".join(f"{text(k.get('scenario'))} ({text(k.get('verdict'))})"
+                                for k in map(as_dict, as_list(e.get("killed_by"))))
+            undecided = ", ".join(f"{text(u.get('scenario'))} ({text(u.get('verdict'))})"
+                                  for u in map(as_dict, as_list(e.get("undecided"))))
+            state = f"killed by {len(as_list(e.get('killed_by')))}" if e.get("killed") else "SURVIVED"
+            rows.append([esc(tree), f"<code>{esc(name)}</code>", esc(state), esc(killers or "-"),
+                         esc(undecided or "-"), esc(text(e.get("cells")))])
+    if not rows:
+        return ""
+    return ('<section class="mutants"><h2>mutants: the kill matrix</h2>'
+            "<p>Each mutant (patches/mutants) is stock with one deliberate bug; a cell kills it "
+            "when its verdict is not stock's.  A cell that could not judge (error, skipped) "
+            "kills nothing.</p>"
+            + table(["tree", "mutant", "state", "killed by", "undecided", "cells"], rows) + "</section>")
+
+
 def render_profile(matrix, plots):
     prof = time_profile(matrix)
     if not prof["results"]:
@@ -1030,6 +1054,7 @@ def render_page(matrix, source, plot_budget_s=PLOT_BUDGET_S, logs_dir=None, page
     plots = Plots(plot_budget_s)
     profile = guarded("time profile", render_profile, matrix, plots)
     blocks, panels = render_blocks(matrix, results, boots, plots, scenario_summaries())
+    blocks += guarded("kill matrix", render_mutants, matrix)
     header = render_header(matrix, results, source) + "\x00skipped\x00"
     if not results:
         blocks = '<p class="note">no results in this matrix</p>'

@@ -467,6 +467,20 @@ class MutantsTest(unittest.TestCase):
         self.assertIn("killed 1/2", buf.getvalue())
         self.assertIn("SURVIVED", buf.getvalue())
 
+    def test_a_cell_that_could_not_decide_kills_no_mutant(self):
+        rq = load_run()
+
+        def r(scenario, verdict):
+            return {"tree": "6.1", "stage": "mutant:c", "scenario": scenario, "verdict": verdict,
+                    "expected": "clean", "pass": verdict == "clean"}
+        m = rq.kill_matrix([r("x", "error"), r("y", "skipped"), r("z", "clean")])
+        self.assertFalse(m["6.1"]["c"]["killed"])
+        self.assertEqual(m["6.1"]["c"]["killed_by"], [])
+        self.assertEqual([u["scenario"] for u in m["6.1"]["c"]["undecided"]], ["x", "y"])
+        m = rq.kill_matrix([r("x", "error"), r("z", "livelocked")])
+        self.assertTrue(m["6.1"]["c"]["killed"])
+        self.assertEqual([k["scenario"] for k in m["6.1"]["c"]["killed_by"]], ["z"])
+
 
 if __name__ == "__main__":
     unittest.main()

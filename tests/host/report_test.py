@@ -446,6 +446,24 @@ class ReportWithoutBrowser(unittest.TestCase):
     def render(self, matrix, budget=None):
         return html.render_page(matrix, "test.json", plot_budget_s=budget)
 
+    def test_a_mutants_run_shows_its_kill_matrix(self):
+        matrix = load_fixture()
+        self.assertNotIn("kill matrix", self.render(matrix))
+        matrix["mutants"] = {"6.1": {
+            "plug-busy-to-swq": {"killed": True, "cells": 3, "undecided": [],
+                                 "killed_by": [{"scenario": "corruption-targeted", "verdict": "corrupted",
+                                                "expected": "clean"}]},
+            "free-no-sched-restart": {"killed": False, "cells": 3, "killed_by": [],
+                                      "undecided": [{"scenario": "smoke", "verdict": "error",
+                                                     "expected": "clean"}]}}}
+        page = self.render(matrix)
+        self.assertIn("mutants: the kill matrix", page)
+        self.assertIn("corruption-targeted (corrupted)", page)
+        self.assertIn("SURVIVED", page)
+        self.assertIn("smoke (error)", page)
+        matrix["mutants"] = {"6.1": "garbage"}
+        self.assertIn("<main>", self.render(matrix))
+
     def test_a_result_missing_any_key(self):
         matrix = load_fixture()
         for r in matrix["results"]:

@@ -184,10 +184,20 @@ def scenario_timeout(space):
 EVIDENCE = {"requeues": 1, "prepared_requeues": 1, "merge_candidates": 1, "prepared_candidates": 1,
             "queued_candidates": 2, "prepared_queued_candidates": 4}
 
-# Of a guided campaign's trials, the share drawn fresh from the space
-# rather than bred from an earlier one: the space stays explored even
-# after one region has shown evidence.
-FRESH_SHARE = 0.3
+# How a guided campaign draws its trials: fresh from the space's own
+# weights (the space stays explored whatever the evidence says), from the
+# space's weights learned from the evidence so far, or bred from one trial
+# that showed evidence; shares of the trials.
+FRESH_SHARE = 0.2
+LEARNED_SHARE = 0.5
+
+# A finding's score: above any evidence.
+FINDING_SCORE = sum(EVIDENCE.values()) + 2
+
+# What a value's mean score adds to its weight's square root: values with
+# no evidence keep their chance (LEARNING_FLOOR squared, against the
+# square of the mean score plus it for the others).
+LEARNING_FLOOR = 0.5
 
 
 def evidence_score(counts):
@@ -198,36 +208,67 @@ def evidence_score(counts):
 
 class Guide:
     """A campaign guided by the oracles' evidence, the way a fuzzer is by
-    coverage: trials that showed evidence (EVIDENCE) join a corpus, and
-    most new trials are one of them with one to three dimensions drawn
-    again; the rest are fresh draws.  Trial NUMBER depends on SEED and on
-    the evidence recorded before it, so a campaign replays from its seed
-    and its trials' counts (each trial's line is in its JSON).  Pure: the
-    caller records what each trial showed."""
+    coverage.  Each trial is one of:
+      fresh    drawn from the space (FRESH_SHARE of them, and every trial
+               until the first evidence);
+      learned  drawn from the space with each value's weight scaled by
+               the evidence of the trials that had it (LEARNED_SHARE):
+               what this bug class needs is a conjunction of values
+               (busy injection, a disk a bio can merge on, no scheduler, a
+               plug), and learning each value's worth raises the chance of
+               all of them at once;
+      bred     one of the trials with evidence, with one to three of its
+               dimensions drawn again (the rest).
+    Trial NUMBER depends on SEED and on the evidence recorded before it, so
+    a campaign replays from its seed and its trials' counts (each trial's
+    line is in its JSON).  Pure: the caller records what each trial
+    showed."""
 
     def __init__(self, space, seed):
         self.space, self.seed = space, seed
-        self.corpus = []            # (score, number, trial)
+        self.history = []           # (score, number, trial)
         self.tried = set()
 
-    def record(self, number, trial, counts):
-        score = evidence_score(counts)
-        if score > 0:
-            self.corpus.append((score, number, trial))
+    def record(self, number, trial, counts, verdict=None):
+        score = FINDING_SCORE if verdict in FINDINGS else evidence_score(counts)
+        self.history.append((score, number, trial))
 
     def propose(self, number):
-        """Trial NUMBER: (trial, parent number or None, [dimensions drawn again])."""
+        """Trial NUMBER: (trial, how) with how {"kind": fresh, learned or
+        bred, "parent": the number bred from, "dims": the dimensions drawn
+        again}."""
         rng = random.Random(f"rqpath-explore:guided:{self.seed}:{number}")
-        if self.corpus and rng.random() >= FRESH_SHARE:
-            score, parent, base = rng.choices(self.corpus, [s * s for s, _, _ in self.corpus])[0]
-            for _ in range(20):
+        corpus = [h for h in self.history if h[0] > 0]
+        r = rng.random()
+        for _ in range(20 if corpus and r >= FRESH_SHARE else 0):
+            if r < FRESH_SHARE + LEARNED_SHARE:
+                t, how = self.learned_draw(rng), {"kind": "learned"}
+            else:
+                _, parent, base = rng.choices(corpus, [sc * sc for sc, _, _ in corpus])[0]
                 t, dims = self.mutate(rng, base)
-                if t != base and self.space.encode(t) not in self.tried:
-                    self.tried.add(self.space.encode(t))
-                    return t, parent, dims
+                how = {"kind": "bred", "parent": parent, "dims": dims}
+            if self.space.encode(t) not in self.tried:
+                self.tried.add(self.space.encode(t))
+                return t, how
         t = self.space.draw(self.seed, number)
         self.tried.add(self.space.encode(t))
-        return t, None, []
+        return t, {"kind": "fresh"}
+
+    def learned_weights(self, dim):
+        """DIM's weights: the space's, each scaled by the square of the
+        mean score of the trials that had the value (LEARNING_FLOOR added;
+        a value never tried counts as scoring the campaign's mean)."""
+        mean = sum(sc for sc, _, _ in self.history) / len(self.history)
+        out = []
+        for v, w in zip(self.space.dims[dim], self.space.weights[dim]):
+            scores = [sc for sc, _, t in self.history if t[dim] == v]
+            m = (sum(scores) + mean) / (len(scores) + 1)
+            out.append(w * (LEARNING_FLOOR + m) ** 2)
+        return out
+
+    def learned_draw(self, rng):
+        return self.space.normalize({k: rng.choices(vs, self.learned_weights(k))[0]
+                                     for k, vs in self.space.dims.items()})
 
     def mutate(self, rng, trial):
         """TRIAL with one to three of its dimensions drawn again (each to

@@ -118,36 +118,51 @@ class GuideTest(unittest.TestCase):
         s = explore.Space()
         g = explore.Guide(s, 5)
         for n in range(12):
-            t, parent, dims = g.propose(n)
-            self.assertEqual((t, parent, dims), (s.draw(5, n), None, []))
-            g.record(n, t, {"requeues": 0, "merge_candidates": 0})
+            t, how = g.propose(n)
+            self.assertEqual((t, how), (s.draw(5, n), {"kind": "fresh"}))
+            g.record(n, t, {"requeues": 0, "merge_candidates": 0}, "clean")
 
-    def test_trials_are_bred_from_the_ones_with_evidence(self):
+    def test_trials_are_bred_from_or_learned_from_the_ones_with_evidence(self):
         s = explore.Space()
         g = explore.Guide(s, 5)
         lines = set()
         for n in range(4):
-            t, _, _ = g.propose(n)
+            t, _ = g.propose(n)
             lines.add(s.encode(t))
-            g.record(n, t, self.EVIDENCED if n == 2 else {"requeues": 0})
+            g.record(n, t, self.EVIDENCED if n == 2 else {"requeues": 0}, "clean")
         parent = s.draw(5, 2)
-        bred = 0
-        for n in range(4, 104):
-            t, p, dims = g.propose(n)
+        kinds = {"fresh": 0, "learned": 0, "bred": 0}
+        for n in range(4, 204):
+            t, how = g.propose(n)
             self.assertEqual(t, s.normalize(t))
             self.assertNotIn(s.encode(t), lines, f"trial {n} repeats an earlier one")
             lines.add(s.encode(t))
-            if p is None:
+            kinds[how["kind"]] += 1
+            if how["kind"] == "fresh":
                 self.assertEqual(t, s.draw(5, n))
-                continue
-            bred += 1
-            self.assertEqual(p, 2)
-            self.assertEqual(dims, [k for k in s.dims if t[k] != parent[k]])
-            self.assertTrue(dims)
-            g.record(n, t, {})
-        # FRESH_SHARE of them fresh, the rest bred, give or take chance.
-        self.assertGreater(bred, 50)
-        self.assertLess(bred, 90)
+            elif how["kind"] == "bred":
+                self.assertEqual(how["parent"], 2)
+                self.assertEqual(how["dims"], [k for k in s.dims if t[k] != parent[k]])
+                self.assertTrue(how["dims"])
+            g.record(n, t, {}, "clean")
+        # The shares, give or take chance.
+        self.assertTrue(20 < kinds["fresh"] < 65, kinds)
+        self.assertTrue(70 < kinds["learned"] < 130, kinds)
+        self.assertTrue(30 < kinds["bred"] < 90, kinds)
+
+    def test_values_of_trials_with_evidence_are_learned(self):
+        s = space_of(SMALL)
+        g = explore.Guide(s, 1)
+        # Only dev=virtio trials show evidence: its weight grows, while
+        # a value the space never draws stays never drawn.
+        for n in range(10):
+            t = s.normalize({"dev": "virtio" if n % 2 else "sdebug", "busy": "host", "qd": "8", "batch": "4"})
+            g.record(n, t, self.EVIDENCED if n % 2 else {}, "clean")
+        w = dict(zip(s.dims["dev"], g.learned_weights("dev")))
+        self.assertGreater(w["virtio"], 20 * w["sdebug"])
+        self.assertEqual(g.learned_weights("busy")[0], 0)
+        # A finding outweighs any evidence.
+        self.assertGreater(explore.FINDING_SCORE, explore.evidence_score(self.EVIDENCED))
 
     def test_a_guided_campaign_replays_from_its_seed_and_evidence(self):
         s = explore.Space()
@@ -156,9 +171,9 @@ class GuideTest(unittest.TestCase):
             g = explore.Guide(s, 9)
             out = []
             for n in range(30):
-                t, p, dims = g.propose(n)
-                out.append((s.encode(t), p, dims))
-                g.record(n, t, self.EVIDENCED if n % 7 == 3 else {})
+                t, how = g.propose(n)
+                out.append((s.encode(t), how))
+                g.record(n, t, self.EVIDENCED if n % 7 == 3 else {}, "clean")
             return out
         self.assertEqual(campaign(), campaign())
 

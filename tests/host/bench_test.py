@@ -80,5 +80,42 @@ class Evidence(unittest.TestCase):
         self.assertEqual(h[("base", "busy_requeues")], "tight")
 
 
+
+def campaign(stage, seed, found_at=None, verdict="corrupted", minutes=20.0):
+    findings = [{"verdict": verdict, "at_seconds": found_at, "trial": "dev=sdebug"}] if found_at else []
+    return {"kernel": f"6.1/{stage}", "seed": seed, "guide": "evidence", "findings": findings,
+            "figures": {"minutes": found_at / 60 if found_at else minutes, "trials": 30,
+                        "trials_per_minute": 3.0, "share_requeued": 0.5, "share_queued_candidates": 0.1,
+                        "findings": len(findings)}}
+
+
+class Explore(unittest.TestCase):
+    def test_a_campaign_without_a_finding_counts_as_at_least_its_length(self):
+        rows = [bench.campaign_row(c) for c in (campaign("6ce3dd6eec", 1, 120), campaign("6ce3dd6eec", 2, 600),
+                                                 campaign("6ce3dd6eec", 3))]
+        e = bench.explore_summary(rows)["6.1/6ce3dd6eec"]
+        self.assertEqual((e["campaigns"], e["found"], e["verdicts"]), (3, 2, ["corrupted"]))
+        self.assertEqual(e["first_minutes"]["median"], 10)
+        self.assertEqual(e["first_minutes"]["max"], 20)
+        self.assertTrue(e["lower_bound"])
+        self.assertIn("≥ 20", bench.explore_table({"6.1/6ce3dd6eec": e})[0][2])
+
+    def test_the_readme_table_is_written_between_its_markers_only(self):
+        import tempfile
+        rows = [bench.campaign_row(campaign("stock", 1, minutes=60.0))]
+        figures = {"explore": {"summary": bench.explore_summary(rows)}}
+        with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False) as f:
+            f.write("before\n<!-- bench:explore -->\nold table\n<!-- /bench:explore -->\nafter\n")
+        self.addCleanup(os.unlink, f.name)
+        self.assertEqual(bench.write_readme(f.name, figures), ["explore"])
+        with open(f.name) as f2:
+            text = f2.read()
+        self.assertNotIn("old table", text)
+        self.assertIn("| 6.1/stock | 0/1 | none |", text)
+        self.assertTrue(text.startswith("before\n<!-- bench:explore -->\n| tree/stage"))
+        self.assertTrue(text.endswith("<!-- /bench:explore -->\nafter\n"))
+        self.assertEqual(bench.write_readme(f.name, {}), [])
+
+
 if __name__ == "__main__":
     unittest.main()

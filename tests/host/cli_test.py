@@ -406,6 +406,37 @@ exit 3
                              "not this check's parts alone")
         self.assertFalse(os.path.exists(os.path.join(out, "matrix.json")), "an earlier check's matrix was left")
 
+    def test_the_explorer_part_fails_on_a_finding_an_error_or_no_evidence(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        d = tmp.name
+        out = os.path.join(d, "out")
+        os.makedirs(os.path.join(d, "tests"))
+        os.makedirs(out)
+        fake = os.path.join(d, "tests", "explore")
+        good = {"errors": 0, "judged": 5, "share_requeued": 0.4}
+        for exit_code, figures, passes in ((0, good, True),
+                                           (1, good, False),                       # a finding
+                                           (0, dict(good, errors=1), False),
+                                           (0, dict(good, judged=0), False),
+                                           (0, dict(good, share_requeued=0.0), False),
+                                           (3, None, False)):                      # no JSON
+            with self.subTest(exit_code=exit_code, figures=figures):
+                with open(os.path.join(out, "check-explore.json"), "w") as f:
+                    json.dump({"figures": good}, f)            # an earlier check's
+                with open(fake, "w") as f:
+                    f.write("#!/bin/sh\n"
+                            + ("" if figures is None else
+                               f"while [ \"$1\" != --json ]; do shift; done\n"
+                               f"echo '{json.dumps({'figures': figures})}' > \"$2\"\n")
+                            + f"exit {exit_code}\n")
+                os.chmod(fake, 0o755)
+                p = subprocess.run(["bash", "-c", f'. {os.path.join(TOP, "tests/check")}\n'
+                                    'CHECK_EXPLORE=(--stage stock --trials 6)\nexplore_part 6.1\necho "rc=$rc"'],
+                                   cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                   env=dict(os.environ, RQPATH_OUT=out), timeout=30)
+                self.assertIn("rc=0" if passes else "rc=1", p.stdout)
+
 
 def load_run():
     """tests/run as a module (it has no .py suffix)."""

@@ -46,6 +46,16 @@
  * list without issuing it, for want of a budget or a tag, is not seen: the
  * count is a guide, never a verdict.)
  *
+ * Last, it tells which requests reached their driver without going through
+ * a queue first: issued (block_rq_issue) with no block_rq_insert since
+ * their last issue and not handed back before, which is a direct issue
+ * (blk_mq_try_issue_directly(), a plug list issued directly, a clone
+ * through blk_insert_cloned_request()).  Those handed back are counted
+ * per disk (direct_requeues, prepared_direct_requeues): the refusals on
+ * the path both 2018 bugs went through.  A request that reaches the
+ * dispatch list without an insert event (a flush, a request the dispatch
+ * moved there) counts as direct; again a guide, never a verdict.
+ *
  * The report is in debugfs, rqpath-oracle/report (and report.json, the same
  * as one JSON object); writing anything to
  * rqpath-oracle/reset zeroes it.  A missed kretprobe instance means a merge
@@ -109,6 +119,8 @@ static struct oracle_record oracle_records[ORACLE_MAX_RECORDS];
 /* Requests handed back and not completed since: where a bio could merge. */
 #define ORACLE_MAX_WAITING	64
 #define ORACLE_MAX_DISKS	8
+/* Requests in a queue, or with their driver after a direct issue. */
+#define ORACLE_SET_SIZE		512
 
 struct oracle_waiting {
 	struct request *rq;
@@ -127,12 +139,46 @@ struct oracle_disk {
 	u64 prepared_candidates;
 	u64 queued_candidates;
 	u64 prepared_queued_candidates;
+	u64 direct_issues;
+	u64 direct_requeues;
+	u64 prepared_direct_requeues;
+};
+
+/* An unordered set of requests; a full set drops what it cannot hold. */
+struct oracle_set {
+	unsigned int nr;
+	struct request *rq[ORACLE_SET_SIZE];
 };
 
 /* Protected by oracle_lock, like the records. */
 static struct oracle_waiting oracle_waiting[ORACLE_MAX_WAITING];
 static unsigned int oracle_next_waiting;
 static struct oracle_disk oracle_disks[ORACLE_MAX_DISKS];
+static struct oracle_set oracle_in_queue;
+static struct oracle_set oracle_issued_directly;
+static u64 oracle_set_overflows;
+
+static bool oracle_set_del(struct oracle_set *set, struct request *rq)
+{
+	unsigned int i;
+
+	for (i = 0; i < set->nr; i++) {
+		if (set->rq[i] == rq) {
+			set->rq[i] = set->rq[--set->nr];
+			return true;
+		}
+	}
+	return false;
+}
+
+static void oracle_set_add(struct oracle_set *set, struct request *rq)
+{
+	oracle_set_del(set, rq);
+	if (set->nr < ORACLE_SET_SIZE)
+		set->rq[set->nr++] = rq;
+	else
+		oracle_set_overflows++;
+}
 
 static void oracle_take(struct oracle_snapshot *snap, struct request *rq)
 {
@@ -282,14 +328,18 @@ static void oracle_requeue(void *unused, struct request *rq)
 	struct oracle_disk *d;
 	unsigned long flags;
 	unsigned int i, slot;
+	bool direct;
 
 	if (!disk)
 		return;
 	spin_lock_irqsave(&oracle_lock, flags);
+	direct = oracle_set_del(&oracle_issued_directly, rq);
 	d = oracle_disk_of(disk);
 	if (d) {
 		d->requeues++;
 		d->prepared_requeues += prepared;
+		d->direct_requeues += direct;
+		d->prepared_direct_requeues += direct && prepared;
 	}
 	slot = oracle_next_waiting;
 	for (i = 0; i < ORACLE_MAX_WAITING; i++) {
@@ -308,27 +358,60 @@ static void oracle_requeue(void *unused, struct request *rq)
 	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
-/* A waiting request went into (or left) a queue a bio can merge into. */
-static void oracle_set_queued(struct request *rq, bool queued)
+/*
+ * A waiting request went into (or left) a queue a bio can merge into;
+ * whether it was waiting.  Called with oracle_lock held.
+ */
+static bool oracle_set_queued(struct request *rq, bool queued)
 {
-	unsigned long flags;
+	bool waiting = false;
 	unsigned int i;
 
-	spin_lock_irqsave(&oracle_lock, flags);
-	for (i = 0; i < ORACLE_MAX_WAITING; i++)
-		if (oracle_waiting[i].rq == rq)
+	for (i = 0; i < ORACLE_MAX_WAITING; i++) {
+		if (oracle_waiting[i].rq == rq) {
 			oracle_waiting[i].queued = queued;
-	spin_unlock_irqrestore(&oracle_lock, flags);
+			waiting = true;
+		}
+	}
+	return waiting;
 }
 
 static void oracle_insert(void *unused, struct request *rq)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&oracle_lock, flags);
 	oracle_set_queued(rq, true);
+	oracle_set_add(&oracle_in_queue, rq);
+	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
 static void oracle_issue(void *unused, struct request *rq)
 {
-	oracle_set_queued(rq, false);
+	struct gendisk *disk = rq->q->disk;
+	struct oracle_disk *d;
+	unsigned long flags;
+	bool waiting;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	waiting = oracle_set_queued(rq, false);
+	if (!oracle_set_del(&oracle_in_queue, rq) && !waiting && disk) {
+		d = oracle_disk_of(disk);
+		if (d)
+			d->direct_issues++;
+		oracle_set_add(&oracle_issued_directly, rq);
+	}
+	spin_unlock_irqrestore(&oracle_lock, flags);
+}
+
+/* A request merged into another is freed without an issue. */
+static void oracle_rq_merge(void *unused, struct request *rq)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&oracle_lock, flags);
+	oracle_set_del(&oracle_in_queue, rq);
+	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
 static void oracle_complete(void *unused, struct request *rq,
@@ -341,6 +424,8 @@ static void oracle_complete(void *unused, struct request *rq,
 	for (i = 0; i < ORACLE_MAX_WAITING; i++)
 		if (oracle_waiting[i].rq == rq)
 			oracle_waiting[i].rq = NULL;
+	oracle_set_del(&oracle_issued_directly, rq);
+	oracle_set_del(&oracle_in_queue, rq);
 	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
@@ -379,6 +464,7 @@ static struct {
 	{ "block_rq_requeue", oracle_requeue },
 	{ "block_rq_insert", oracle_insert },
 	{ "block_rq_issue", oracle_issue },
+	{ "block_rq_merge", oracle_rq_merge },
 	{ "block_rq_complete", oracle_complete },
 	{ "block_bio_queue", oracle_bio_queue },
 };
@@ -430,13 +516,17 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
-		seq_printf(m, "disk %s requeues %llu merge_candidates %llu prepared_requeues %llu prepared_candidates %llu queued_candidates %llu prepared_queued_candidates %llu\n",
+		seq_printf(m, "disk %s requeues %llu merge_candidates %llu prepared_requeues %llu prepared_candidates %llu queued_candidates %llu prepared_queued_candidates %llu direct_issues %llu direct_requeues %llu prepared_direct_requeues %llu\n",
 			   oracle_disks[i].name, oracle_disks[i].requeues,
 			   oracle_disks[i].merge_candidates,
 			   oracle_disks[i].prepared_requeues,
 			   oracle_disks[i].prepared_candidates,
 			   oracle_disks[i].queued_candidates,
-			   oracle_disks[i].prepared_queued_candidates);
+			   oracle_disks[i].prepared_queued_candidates,
+			   oracle_disks[i].direct_issues,
+			   oracle_disks[i].direct_requeues,
+			   oracle_disks[i].prepared_direct_requeues);
+	seq_printf(m, "set_overflows %llu\n", oracle_set_overflows);
 	n = oracle_nr_records;
 	for (i = 0; i < n; i++) {
 		struct oracle_record *r = &oracle_records[i];
@@ -515,6 +605,9 @@ static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
 	oracle_nr_records = 0;
 	memset(oracle_waiting, 0, sizeof(oracle_waiting));
 	memset(oracle_disks, 0, sizeof(oracle_disks));
+	oracle_in_queue.nr = 0;
+	oracle_issued_directly.nr = 0;
+	oracle_set_overflows = 0;
 	spin_unlock_irqrestore(&oracle_lock, flags);
 
 	return count;

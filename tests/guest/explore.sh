@@ -297,14 +297,16 @@ ex_wait_op() {
 
 # The trial's workload ran: an operation completed, or one was judged
 # stuck with every signal.  The oracle's counts over every disk are
-# measured (tests/explore is guided by them): requests handed back, bios
-# right in front of one (of those, while it sat in a queue a bio can merge
-# into), and each for requests the driver had prepared.
+# measured (tests/explore is guided by them): requests handed back (of
+# those, after a direct issue), bios right in front of one (of those, while
+# it sat in a queue a bio can merge into), and each for requests the driver
+# had prepared; and the requests issued directly.
 ex_trigger() { # OPERATIONS_JUDGED
 	rq_oracle_read
 	rq_trigger explore operations_judged "$1" 1
 	set -- requeues 4 merge_candidates 6 prepared_requeues 8 prepared_candidates 10 \
-		queued_candidates 12 prepared_queued_candidates 14
+		queued_candidates 12 prepared_queued_candidates 14 \
+		direct_issues 16 direct_requeues 18 prepared_direct_requeues 20
 	while [ $# -ge 2 ]; do
 		rq_trigger explore "$1" "$(awk -v f="$2" '$1 == "disk" { n += $f } END { print n + 0 }' /tmp/rq-oracle.txt)" 0
 		shift 2

@@ -176,12 +176,15 @@ def scenario_timeout(space):
 # --- guidance -------------------------------------------------------------
 
 # The merge oracle's evidence of how far a trial got along what this bug
-# class needs, and what each step is worth: a request handed back by its
-# driver, handed back after the driver prepared it, a bio submitted right
-# in front of a handed-back request and of a prepared one, and the same
-# two while that request sat in a queue the bio could merge into
-# (guest-modules/rqpath-oracle.c).
-EVIDENCE = {"requeues": 1, "prepared_requeues": 1, "merge_candidates": 1, "prepared_candidates": 1,
+# class needs, and what each step is worth (guest-modules/rqpath-oracle.c):
+# a request handed back by its driver, handed back after the driver
+# prepared it, handed back from a direct issue (the path both 2018 bugs
+# went through: no scheduler, a plug issued directly, a dm clone), the
+# same after preparation, a bio submitted right in front of a handed-back
+# request and of a prepared one, and the same two while that request sat
+# in a queue the bio could merge into.
+EVIDENCE = {"requeues": 1, "prepared_requeues": 1, "direct_requeues": 2, "prepared_direct_requeues": 2,
+            "merge_candidates": 1, "prepared_candidates": 1,
             "queued_candidates": 2, "prepared_queued_candidates": 4}
 
 # How a guided campaign draws its trials: fresh from the space's own

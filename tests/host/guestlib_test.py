@@ -584,14 +584,18 @@ rq_finish clean""")
         with open(os.path.join(self.dir, "oracle", "report"), "w") as f:
             f.write(CLEAN_ORACLE
                     + "disk sda requeues 7 merge_candidates 2 prepared_requeues 5 prepared_candidates 1 "
-                    "queued_candidates 2 prepared_queued_candidates 1\n"
+                    "queued_candidates 2 prepared_queued_candidates 1 direct_issues 40 direct_requeues 4 "
+                    "prepared_direct_requeues 3\n"
                     + "disk dm-0 requeues 3 merge_candidates 1 prepared_requeues 0 prepared_candidates 0 "
-                    "queued_candidates 1 prepared_queued_candidates 0\n")
+                    "queued_candidates 1 prepared_queued_candidates 0 direct_issues 0 direct_requeues 0 "
+                    "prepared_direct_requeues 0\n")
         verdict, _, details = self.verdict(self.explore() + "ex_trigger 1\nrq_finish clean")
         self.assertEqual(verdict, "clean")
         self.assertEqual({k: details["trigger"]["counts"][k] for k in explore.EVIDENCE},
                          {"requeues": 10, "merge_candidates": 3, "prepared_requeues": 5,
-                          "prepared_candidates": 1, "queued_candidates": 3, "prepared_queued_candidates": 1})
+                          "prepared_candidates": 1, "queued_candidates": 3, "prepared_queued_candidates": 1,
+                          "direct_requeues": 4, "prepared_direct_requeues": 3})
+        self.assertEqual(details["trigger"]["counts"]["direct_issues"], 40)
 
 
     # --- tests/guest/blktests.sh, with a fake rqpath-run -----------------------

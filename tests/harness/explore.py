@@ -43,6 +43,7 @@ class Space:
         self.trial_seconds = int(doc.get("trial_seconds", 12))
         self.dims = {}
         self.weights = {}
+        self.groups = {}            # group -> [dimension]
         for name, d in doc.get("dimension", {}).items():
             values = d.get("values")
             if not values or not all(isinstance(v, str) and v for v in values):
@@ -55,6 +56,10 @@ class Space:
                     or not any(weights):
                 raise SpaceError(f"{path}: dimension {name}: one whole weight per value, not all 0")
             self.weights[name] = weights
+            group = d.get("group", name)
+            if not isinstance(group, str) or not group:
+                raise SpaceError(f"{path}: dimension {name}: group must be a name")
+            self.groups.setdefault(group, []).append(name)
         self.constraints = []
         for i, c in enumerate(doc.get("constraint", [])):
             when = {k: v if isinstance(v, list) else [v] for k, v in c.get("when", {}).items()}
@@ -221,7 +226,12 @@ class Guide:
                plug), and learning each value's worth raises the chance of
                all of them at once;
       bred     one of the trials with evidence, with one to three of its
-               dimensions drawn again (the rest).
+               dimensions drawn again, or one part of it (the device, the
+               stack or the workload: a group of the space) drawn again
+               with the learned weights (the rest).  What this bug class
+               needs of a part is itself a conjunction (a plug needs a
+               depth, a batch and an order) that shows no evidence until
+               it is whole.
     Trial NUMBER depends on SEED and on the evidence recorded before it, so
     a campaign replays from its seed and its trials' counts (each trial's
     line is in its JSON).  Pure: the caller records what each trial
@@ -274,12 +284,19 @@ class Guide:
                                      for k, vs in self.space.dims.items()})
 
     def mutate(self, rng, trial):
-        """TRIAL with one to three of its dimensions drawn again (each to
-        another value it may take), made consistent; and the dimensions
-        that differ from TRIAL."""
+        """TRIAL with, half the time, one group of dimensions drawn again
+        with the learned weights, else one to three of its dimensions drawn
+        again (each to another value it may take); made consistent; and the
+        dimensions that differ from TRIAL."""
+        t = dict(trial)
+        if rng.random() < 0.5:
+            group = rng.choice(sorted(self.space.groups))
+            for k in self.space.groups[group]:
+                t[k] = rng.choices(self.space.dims[k], self.learned_weights(k))[0]
+            t = self.space.normalize(t)
+            return t, [k for k in self.space.dims if t[k] != trial[k]]
         free = [k for k, vs in self.space.dims.items() if sum(w > 0 for w in self.space.weights[k]) > 1]
         dims = rng.sample(free, min(len(free), rng.choice((1, 1, 2, 3))))
-        t = dict(trial)
         for k in dims:
             others = [(v, w) for v, w in zip(self.space.dims[k], self.space.weights[k]) if v != t[k] and w > 0]
             if others:

@@ -6,6 +6,7 @@
 """
 
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -163,6 +164,19 @@ class GuideTest(unittest.TestCase):
         self.assertEqual(g.learned_weights("busy")[0], 0)
         # A finding outweighs any evidence.
         self.assertGreater(explore.FINDING_SCORE, explore.evidence_score(self.EVIDENCED))
+
+    def test_a_part_of_a_trial_is_bred_whole(self):
+        s = explore.Space()
+        self.assertEqual(sorted(s.groups), ["device", "stack", "workload"])
+        self.assertIn("batch", s.groups["workload"])
+        g = explore.Guide(s, 3)
+        g.record(0, s.draw(3, 0), self.EVIDENCED, "clean")
+        parts = 0
+        for n in range(200):
+            t, dims = g.mutate(random.Random(n), s.draw(3, 0))
+            self.assertEqual(t, s.normalize(t))
+            parts += len(dims) >= 3 and set(dims) <= set(s.groups["workload"])
+        self.assertGreater(parts, 10, "the workload is never drawn again as a whole")
 
     def test_a_guided_campaign_replays_from_its_seed_and_evidence(self):
         s = explore.Space()

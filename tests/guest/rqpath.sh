@@ -67,6 +67,74 @@ rqp_bg() {
 # (An empty pid must not reach kill: "kill -0 ''" is the process group.)
 rqp_running() { [ -n "$1" ] && rq_alive "$1"; }
 
+# rqp_op NAME TAG OPGROUP CMD...: run CMD in the background on the
+# dm-rqpath device NAME with fresh counters, and wait for it as for an
+# operation that may livelock (stage ffe81d45322c).  Returns 0 when CMD
+# ended, its exit status in RQP_OP_RC; 1 when it did not: a livelock
+# (`rqpathctl watch` saw OPGROUP busy with no completion; RQP_OP_STUCK says
+# what it saw), broken by failing both paths and reinstating them, or an
+# operation neither seen to complete nor called a livelock (a failed
+# check).  The EIO a broken livelock ends with is not a completion.  Every
+# bound is stretched by the kernel's slowdown; the RQ_ variables hold the
+# last status.
+# shellcheck disable=SC2034 # RQP_OP_RC and RQP_OP_STUCK are the caller's
+rqp_op() {
+	name=$1 tag=$2 op=$3
+	opvar=$(echo "$op" | tr '[:lower:]' '[:upper:]')
+	shift 3
+	RQP_OP_RC="" RQP_OP_STUCK=""
+	rqp_run "reset_counters" dmsetup message "$name" 0 reset_counters
+	pid=
+	rqp_bg pid "/tmp/rqp-$tag.out" "$@"
+	rq_wait_pid "$pid" "$(rq_workload_seconds 1.5)"
+	rc=$?
+	if [ $rc != 124 ]; then
+		RQP_OP_RC=$rc
+		return 0
+	fi
+	# Still running: a slow guest, a hang or a livelock?
+	rqpathctl watch "$name" --interval 200 --stall 1.5 --timeout "$(rq_workload_seconds 20)" \
+		--json "/tmp/rqp-watch-$tag.json" > "/tmp/rqp-watch-$tag.txt" 2>&1
+	wrc=$?
+	rqp_st "$name"
+	case $wrc in
+	0)	# Drained: nothing in flight at some sample (the first one,
+		# too).  The operation must then complete; if it does not,
+		# nothing says what it is stuck in.
+		drain=$(rq_workload_seconds 10)
+		rq_wait_pid "$pid" "$drain"
+		rc=$?
+		if [ $rc != 124 ]; then
+			RQP_OP_RC=$rc
+			return 0
+		fi
+		rqp_st "$name"
+		rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
+		rq_fail "$tag: '$*' did not complete: still running ${drain}s after the watch found nothing in flight, never seen to complete (status $(rqp_st_brief))" ;;
+	1)	RQP_OP_STUCK=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
+			"/tmp/rqp-watch-$tag.json" 2>/dev/null)
+		rq_log "$tag: livelock: $RQP_OP_STUCK"
+		rq_detail "livelock_$tag" "$RQP_OP_STUCK; status $ST_line"
+		rqp_st_check "$tag: livelock, but the $op group is not the one busy with no completion" \
+			"[ \"\$RQ_${opvar}_BUSY\" -gt 0 ] && [ \"\$RQ_${opvar}_COMPLETED\" = 0 ]" ;;
+	*)	rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
+		rq_fail "$tag: '$*' did not complete and is no livelock (watch exit $wrc; status $(rqp_st_brief))" ;;
+	esac
+	if rqp_running "$pid"; then
+		# Failing both paths turns every further mapping into an EIO.
+		dmsetup message "$name" 0 fail_path "$RQP_M1"
+		dmsetup message "$name" 0 fail_path "$RQP_M2"
+		rq_wait_pid "$pid" "$(rq_workload_seconds 15)"
+		[ $? = 124 ] && rq_fail "$tag: '$*' still runs after both paths were failed"
+		dmsetup message "$name" 0 reinstate_path "$RQP_M1"
+		dmsetup message "$name" 0 reinstate_path "$RQP_M2"
+		# shellcheck disable=SC2016 # evaluated by rqp_st_wait
+		rqp_st_wait "$name" "$(rq_workload_seconds 5)" '[ "$RQ_IN_FLIGHT" = 0 ]' ||
+			rq_fail "$tag: requests still in flight after the livelock was broken ($(rqp_st_brief))"
+	fi
+	return 1
+}
+
 # --- devices ----------------------------------------------------------------
 
 # Load dm-rqpath and scsi_debug (RQP_SD_PARAMS plus the arguments); sets

@@ -41,64 +41,22 @@ scenario_run() {
 	fi
 }
 
-# run_op TAG OPGROUP CMD...: run CMD in the background with fresh counters;
-# 0 when it completed successfully, 1 when it failed or livelocked (both
-# recorded), with the status in the RQ_ variables.
+# run_op TAG OPGROUP CMD...: run CMD on rqp-d (rqp_op); 0 when it
+# completed successfully, 1 when it failed or livelocked (both recorded),
+# with the status in the RQ_ variables.
 run_op() {
 	tag=$1 op=$2
 	OP=$(echo "$op" | tr '[:lower:]' '[:upper:]')
 	shift 2
-	rqp_run "reset_counters" dmsetup message rqp-d 0 reset_counters
-	pid=
-	rqp_bg pid "/tmp/rqp-$tag.out" "$@"
-	rq_wait_pid "$pid" "$(rq_workload_seconds 1.5)"
-	rc=$?
-	if [ $rc = 124 ]; then
-		# Still running: a slow guest, a hang or a livelock?
-		rqpathctl watch rqp-d --interval 200 --stall 1.5 --timeout "$(rq_workload_seconds 20)" \
-			--json "/tmp/rqp-watch-$tag.json" > "/tmp/rqp-watch-$tag.txt" 2>&1
-		wrc=$?
-		rqp_st rqp-d
-		case $wrc in
-		0)	# Drained: nothing in flight at some sample (the first one,
-			# too).  The operation must then complete; if it does not,
-			# nothing says what it is stuck in.
-			drain=$(rq_workload_seconds 10)
-			rq_wait_pid "$pid" "$drain"
-			rc=$?
-			if [ $rc = 124 ]; then
-				rqp_st rqp-d
-				rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
-				rq_fail "$tag: '$*' did not complete: still running ${drain}s after the watch found nothing in flight, never seen to complete (status $(rqp_st_brief))"
-			fi ;;
-		1)	stuck=$(jq -r '"stuck ops \(.stuck_ops | join(",")), window \(.window.duration_s)s: \(.window.total.busy) busy, \(.window.total.completed) completed"' \
-				"/tmp/rqp-watch-$tag.json" 2>/dev/null)
-			rq_log "$tag: livelock: $stuck"
+	if ! rqp_op rqp-d "$tag" "$op" "$@"; then
+		if [ -n "$RQP_OP_STUCK" ]; then
 			record_mapped
-			rq_detail "livelock_$tag" "$stuck; status $ST_line"
-			LIVELOCKS="$LIVELOCKS $tag ($stuck)"
-			rqp_st_check "$tag: livelock, but the $op group is not the one busy with no completion" \
-				"[ \"\$RQ_${OP}_BUSY\" -gt 0 ] && [ \"\$RQ_${OP}_COMPLETED\" = 0 ]"
-			;;
-		*)	rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
-			rq_fail "$tag: '$*' did not complete and is no livelock (watch exit $wrc; status $(rqp_st_brief))" ;;
-		esac
-		if rqp_running "$pid"; then
-			# Failing both paths turns every further mapping into an EIO.
-			dmsetup message rqp-d 0 fail_path "$RQP_M1"
-			dmsetup message rqp-d 0 fail_path "$RQP_M2"
-			rq_wait_pid "$pid" "$(rq_workload_seconds 15)"
-			rc=$?
-			[ $rc = 124 ] && rq_fail "$tag: '$*' still runs after both paths were failed"
-			dmsetup message rqp-d 0 reinstate_path "$RQP_M1"
-			dmsetup message rqp-d 0 reinstate_path "$RQP_M2"
-			rqp_st_wait rqp-d "$(rq_workload_seconds 5)" '[ "$RQ_IN_FLIGHT" = 0 ]' ||
-				rq_fail "$tag: requests still in flight after the livelock was broken ($(rqp_st_brief))"
-			return 1
+			LIVELOCKS="$LIVELOCKS $tag ($RQP_OP_STUCK)"
 		fi
+		return 1
 	fi
-	if [ $rc != 0 ]; then
-		rq_fail "$tag: '$*' failed (exit $rc): $(tail -n 1 "/tmp/rqp-$tag.out")"
+	if [ "$RQP_OP_RC" != 0 ]; then
+		rq_fail "$tag: '$*' failed (exit $RQP_OP_RC): $(tail -n 1 "/tmp/rqp-$tag.out")"
 		return 1
 	fi
 	rqp_st rqp-d || return 1

@@ -379,29 +379,43 @@ case "$*" in *"--tree 6.12"*) echo '{"results": []}' > "$2"; exit 0 ;; esac
 exit 3
 """
 
+    def sandbox(self):
+        """(DIR, DIR/out): a directory with tests/ and out/ in it, removed
+        after the test."""
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        os.makedirs(os.path.join(tmp.name, "tests"))
+        os.makedirs(os.path.join(tmp.name, "out"))
+        return tmp.name, os.path.join(tmp.name, "out")
+
+    @staticmethod
+    def fake(d, name, text):
+        """DIR/tests/NAME, an executable script of TEXT."""
+        path = os.path.join(d, "tests", name)
+        with open(path, "w") as f:
+            f.write(text)
+        os.chmod(path, 0o755)
+
+    @staticmethod
+    def source_check(d, out, script):
+        """The output of SCRIPT run in DIR after sourcing tests/check."""
+        return subprocess.run(["bash", "-c", f'. {os.path.join(TOP, "tests/check")}\n{script}'],
+                              cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=dict(os.environ, RQPATH_OUT=out), timeout=30).stdout
+
     def test_a_part_without_its_json_is_not_read_from_an_earlier_check(self):
         """A part whose tests/run wrote no JSON fails the check, and neither
         its file nor the matrix of an earlier check stands in for it."""
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        d = tmp.name
-        out = os.path.join(d, "out")
-        os.makedirs(os.path.join(d, "tests"))
-        os.makedirs(out)
-        fake = os.path.join(d, "tests", "run")
-        with open(fake, "w") as f:
-            f.write(self.FAKE_RUN)
-        os.chmod(fake, 0o755)
+        d, out = self.sandbox()
+        self.fake(d, "run", self.FAKE_RUN)
         stale = os.path.join(out, "check-6.1.json")
         with open(stale, "w") as f:
             json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
         with open(os.path.join(out, "matrix.json"), "w") as f:
             json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
-        p = subprocess.run(["bash", "-c", f'. {os.path.join(TOP, "tests/check")}\n'
-                            'run_part 6.1 --tree 6.1\nrun_part 6.12 --tree 6.12\nmerge_parts\necho "rc=$rc"'],
-                           cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                           env=dict(os.environ, RQPATH_OUT=out), timeout=30)
-        self.assertIn("rc=1", p.stdout)
+        output = self.source_check(d, out, 'run_part 6.1 --tree 6.1\nrun_part 6.12 --tree 6.12\n'
+                                   'merge_parts\necho "rc=$rc"')
+        self.assertIn("rc=1", output)
         with open(os.path.join(d, "merged")) as f:
             self.assertEqual(f.read().split(), ["--merge", os.path.join(out, "check-6.12.json"),
                                                 "--json", os.path.join(out, "matrix.json")],
@@ -409,13 +423,7 @@ exit 3
         self.assertFalse(os.path.exists(os.path.join(out, "matrix.json")), "an earlier check's matrix was left")
 
     def test_the_explorer_part_fails_on_a_finding_an_error_or_no_evidence(self):
-        tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(tmp.cleanup)
-        d = tmp.name
-        out = os.path.join(d, "out")
-        os.makedirs(os.path.join(d, "tests"))
-        os.makedirs(out)
-        fake = os.path.join(d, "tests", "explore")
+        d, out = self.sandbox()
         good = {"errors": 0, "judged": 5, "share_requeued": 0.4}
         for exit_code, figures, passes in ((0, good, True),
                                            (1, good, False),                       # a finding
@@ -426,18 +434,14 @@ exit 3
             with self.subTest(exit_code=exit_code, figures=figures):
                 with open(os.path.join(out, "check-explore.json"), "w") as f:
                     json.dump({"figures": good}, f)            # an earlier check's
-                with open(fake, "w") as f:
-                    f.write("#!/bin/sh\n"
-                            + ("" if figures is None else
-                               f"while [ \"$1\" != --json ]; do shift; done\n"
-                               f"echo '{json.dumps({'figures': figures})}' > \"$2\"\n")
-                            + f"exit {exit_code}\n")
-                os.chmod(fake, 0o755)
-                p = subprocess.run(["bash", "-c", f'. {os.path.join(TOP, "tests/check")}\n'
-                                    'CHECK_EXPLORE=(--stage stock --trials 6)\nexplore_part 6.1\necho "rc=$rc"'],
-                                   cwd=d, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                   env=dict(os.environ, RQPATH_OUT=out), timeout=30)
-                self.assertIn("rc=0" if passes else "rc=1", p.stdout)
+                self.fake(d, "explore", "#!/bin/sh\n"
+                          + ("" if figures is None else
+                             f"while [ \"$1\" != --json ]; do shift; done\n"
+                             f"echo '{json.dumps({'figures': figures})}' > \"$2\"\n")
+                          + f"exit {exit_code}\n")
+                output = self.source_check(d, out, 'CHECK_EXPLORE=(--stage stock --trials 6)\n'
+                                           'explore_part 6.1\necho "rc=$rc"')
+                self.assertIn("rc=0" if passes else "rc=1", output)
 
 
 def load_run():

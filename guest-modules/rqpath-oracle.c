@@ -56,9 +56,13 @@
  * dispatch list without an insert event (a flush, a request the dispatch
  * moved there) counts as direct; again a guide, never a verdict.
  *
+ * A request is forgotten when it completes, or when it is freed without
+ * completing (a kprobe on blk_mq_free_request(): device-mapper frees the
+ * clones their paths refused); "waiting" in the report is what is left.
+ *
  * The report is in debugfs, rqpath-oracle/report (and report.json, the same
  * as one JSON object); writing anything to
- * rqpath-oracle/reset zeroes it.  A missed kretprobe instance means a merge
+ * rqpath-oracle/reset zeroes it.  A missed probe instance means a merge
  * may have gone unseen; the report says so and the tests treat it as an
  * oracle that cannot vouch for the run.
  */
@@ -157,6 +161,8 @@ static struct oracle_disk oracle_disks[ORACLE_MAX_DISKS];
 static struct oracle_set oracle_in_queue;
 static struct oracle_set oracle_issued_directly;
 static u64 oracle_set_overflows;
+/* Requests still waiting when a newer one took their slot. */
+static u64 oracle_waiting_evicted;
 
 static bool oracle_set_del(struct oracle_set *set, struct request *rq)
 {
@@ -278,9 +284,15 @@ static int oracle_plug_entry(struct kretprobe_instance *ri,
 	oracle_take_bio(snap, bio);
 	if (!plug)
 		return 0;
+	/*
+	 * A plug holds up to BLK_MAX_REQUEST_COUNT requests, twice that over
+	 * several queues.  6.1 tries the head of its newest-first list; 6.12's
+	 * list is oldest first and it tries the tail, then the first request
+	 * of the bio's queue: keep the first ones and the tail.
+	 */
 	rq_list_for_each(&plug->mq_list, rq) {
 		if (snap->nr == ORACLE_MAX_CANDIDATES)
-			break;
+			snap->nr--;
 		oracle_take(snap, rq);
 	}
 	return 0;
@@ -348,8 +360,10 @@ static void oracle_requeue(void *unused, struct request *rq)
 			break;
 		}
 	}
-	if (slot == oracle_next_waiting)
+	if (slot == oracle_next_waiting) {
 		oracle_next_waiting = (oracle_next_waiting + 1) % ORACLE_MAX_WAITING;
+		oracle_waiting_evicted += !!oracle_waiting[slot].rq;
+	}
 	oracle_waiting[slot].rq = rq;
 	oracle_waiting[slot].disk = disk;
 	oracle_waiting[slot].sector = blk_rq_pos(rq);
@@ -414,8 +428,8 @@ static void oracle_rq_merge(void *unused, struct request *rq)
 	spin_unlock_irqrestore(&oracle_lock, flags);
 }
 
-static void oracle_complete(void *unused, struct request *rq,
-			    blk_status_t error, unsigned int nr_bytes)
+/* The request is done with: no bio can merge into it any more. */
+static void oracle_forget(struct request *rq)
 {
 	unsigned long flags;
 	unsigned int i;
@@ -428,6 +442,29 @@ static void oracle_complete(void *unused, struct request *rq,
 	oracle_set_del(&oracle_in_queue, rq);
 	spin_unlock_irqrestore(&oracle_lock, flags);
 }
+
+static void oracle_complete(void *unused, struct request *rq,
+			    blk_status_t error, unsigned int nr_bytes)
+{
+	oracle_forget(rq);
+}
+
+/*
+ * void blk_mq_free_request(rq): a clone that device-mapper frees after its
+ * path answered busy never completes, and its tag (and address) comes back
+ * for another request; without this its slot would wait forever and count
+ * chances for a request that no longer exists.
+ */
+static int oracle_free_entry(struct kprobe *p, struct pt_regs *regs)
+{
+	oracle_forget((struct request *)regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+
+static struct kprobe oracle_free_probe = {
+	.symbol_name = "blk_mq_free_request",
+	.pre_handler = oracle_free_entry,
+};
 
 static void oracle_bio_queue(void *unused, struct bio *bio)
 {
@@ -495,14 +532,37 @@ static struct kretprobe oracle_probes[] = {
 	},
 };
 
+/*
+ * A kretprobe misses an instance when all maxactive are taken (nmissed),
+ * its kprobe when it fires inside another probe's handler (kp.nmissed):
+ * either way a merge went unseen.  A missed free (a completion in an
+ * interrupt that arrived while a handler ran) only leaves a slot waiting:
+ * counted apart.
+ */
+static unsigned long oracle_missed(void)
+{
+	unsigned long missed = 0;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+		missed += oracle_probes[i].nmissed + oracle_probes[i].kp.nmissed;
+	return missed;
+}
+
+/* Handed-back requests neither completed nor freed yet. */
+static unsigned int oracle_nr_waiting(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ORACLE_MAX_WAITING; i++)
+		n += !!oracle_waiting[i].rq;
+	return n;
+}
+
 static int oracle_report_show(struct seq_file *m, void *unused)
 {
 	unsigned long flags;
 	unsigned int i, n;
-	int missed = 0;
-
-	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
-		missed += oracle_probes[i].nmissed;
 
 	seq_printf(m, "front_merges %lld\n",
 		   atomic64_read(&oracle_front_merges));
@@ -512,7 +572,7 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 		   atomic64_read(&oracle_prepared_merges));
 	seq_printf(m, "unattributed_merges %lld\n",
 		   atomic64_read(&oracle_unattributed));
-	seq_printf(m, "missed_probes %d\n", missed);
+	seq_printf(m, "missed_probes %lu\n", oracle_missed());
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
@@ -527,6 +587,9 @@ static int oracle_report_show(struct seq_file *m, void *unused)
 			   oracle_disks[i].direct_requeues,
 			   oracle_disks[i].prepared_direct_requeues);
 	seq_printf(m, "set_overflows %llu\n", oracle_set_overflows);
+	seq_printf(m, "waiting %u\n", oracle_nr_waiting());
+	seq_printf(m, "missed_frees %lu\n", oracle_free_probe.nmissed);
+	seq_printf(m, "waiting_evicted %llu\n", oracle_waiting_evicted);
 	n = oracle_nr_records;
 	for (i = 0; i < n; i++) {
 		struct oracle_record *r = &oracle_records[i];
@@ -548,18 +611,17 @@ static int oracle_json_show(struct seq_file *m, void *unused)
 {
 	unsigned long flags;
 	unsigned int i;
-	int missed = 0;
-
-	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
-		missed += oracle_probes[i].nmissed;
 
 	seq_printf(m, "{\"count\": %lld, \"front_merges\": %lld, \"back_merges\": %lld, ",
 		   atomic64_read(&oracle_prepared_merges),
 		   atomic64_read(&oracle_front_merges),
 		   atomic64_read(&oracle_back_merges));
-	seq_printf(m, "\"unattributed_merges\": %lld, \"missed_probes\": %d, \"disks\": [",
-		   atomic64_read(&oracle_unattributed), missed);
+	seq_printf(m, "\"unattributed_merges\": %lld, \"missed_probes\": %lu, \"missed_frees\": %lu, ",
+		   atomic64_read(&oracle_unattributed), oracle_missed(),
+		   oracle_free_probe.nmissed);
 	spin_lock_irqsave(&oracle_lock, flags);
+	seq_printf(m, "\"waiting\": %u, \"waiting_evicted\": %llu, \"disks\": [",
+		   oracle_nr_waiting(), oracle_waiting_evicted);
 	for (i = 0; i < ORACLE_MAX_DISKS && oracle_disks[i].disk; i++)
 		seq_printf(m, "%s{\"disk\": \"%s\", \"requeues\": %llu, \"merge_candidates\": %llu, \"prepared_requeues\": %llu, \"prepared_candidates\": %llu, \"queued_candidates\": %llu, \"prepared_queued_candidates\": %llu}",
 			   i ? ", " : "", oracle_disks[i].name,
@@ -598,8 +660,11 @@ static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
 	atomic64_set(&oracle_back_merges, 0);
 	atomic64_set(&oracle_prepared_merges, 0);
 	atomic64_set(&oracle_unattributed, 0);
-	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
+	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++) {
 		oracle_probes[i].nmissed = 0;
+		oracle_probes[i].kp.nmissed = 0;
+	}
+	oracle_free_probe.nmissed = 0;
 
 	spin_lock_irqsave(&oracle_lock, flags);
 	oracle_nr_records = 0;
@@ -608,6 +673,7 @@ static ssize_t oracle_reset_write(struct file *file, const char __user *buf,
 	oracle_in_queue.nr = 0;
 	oracle_issued_directly.nr = 0;
 	oracle_set_overflows = 0;
+	oracle_waiting_evicted = 0;
 	spin_unlock_irqrestore(&oracle_lock, flags);
 
 	return count;
@@ -669,6 +735,14 @@ static int __init rqpath_oracle_init(void)
 		}
 	}
 
+	r = register_kprobe(&oracle_free_probe);
+	if (r) {
+		pr_err("rqpath-oracle: cannot probe %s: %d\n",
+		       oracle_free_probe.symbol_name, r);
+		i = ARRAY_SIZE(oracle_probes);
+		goto bad;
+	}
+
 	oracle_dir = debugfs_create_dir("rqpath-oracle", NULL);
 	debugfs_create_file("report", 0444, oracle_dir, NULL,
 			    &oracle_report_fops);
@@ -690,6 +764,7 @@ static void __exit rqpath_oracle_exit(void)
 	unsigned int i;
 
 	debugfs_remove_recursive(oracle_dir);
+	unregister_kprobe(&oracle_free_probe);
 	for (i = 0; i < ARRAY_SIZE(oracle_probes); i++)
 		unregister_kretprobe(&oracle_probes[i]);
 	oracle_unregister_tracepoints(ARRAY_SIZE(oracle_tracepoints));

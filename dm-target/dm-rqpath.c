@@ -9,10 +9,12 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/blk-integrity.h>
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/device-mapper.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -86,6 +88,12 @@ struct rqpath {
 	struct rqpath_op_stats ops[RQPATH_NR_OPS];
 
 	struct work_struct trigger_event;
+	/*
+	 * Held by .message and by .postsuspend: a message that passed its
+	 * suspended check finishes (and its event work is flushed) before the
+	 * device counts as suspended, as in dm-mpath.
+	 */
+	struct mutex message_lock;
 
 	unsigned int nr_paths;
 	struct rqpath_path paths[];
@@ -135,7 +143,9 @@ static void rqpath_trigger_event(struct work_struct *work)
  * Requests waiting for a path sit either on the requeue list (delayed
  * requeue, 100ms) or on a hardware queue's dispatch list (busy hand-back);
  * both have to be run now for a path or queueing change to take effect at
- * once.
+ * once.  dm-mpath kicks the list with dm_mq_kick_requeue_list(), declared
+ * in drivers/md/dm-rq.h, which a target built outside drivers/md cannot
+ * include; it kicks the same queue, the mapped device's.
  */
 static void rqpath_kick_queue(struct rqpath *rp)
 {
@@ -397,6 +407,7 @@ static int rqpath_ctr(struct dm_target *ti, unsigned int argc, char **argv)
 	rp->id = atomic64_inc_return(&rqpath_instance_seq);
 	spin_lock_init(&rp->lock);
 	INIT_WORK(&rp->trigger_event, rqpath_trigger_event);
+	mutex_init(&rp->message_lock);
 
 	for (i = 0; i < nr_paths; i++) {
 		r = rqpath_parse_path(ti, rp, &as);
@@ -477,11 +488,14 @@ static int rqpath_clone_and_map(struct dm_target *ti, struct request *rq,
 	if (IS_ERR(clone)) {
 		atomic64_inc(&rp->no_clone_requeues);
 		/*
-		 * A path whose disk is going away will never give us a request:
-		 * fail it, as a path error would, and retry on the slow timer,
-		 * which round-robin sends to another path.  SCSI deletes the
-		 * disk (del_gendisk(): no longer live, queue frozen) well
-		 * before it tears the queue down (dying).
+		 * A path whose disk is going away: fail it, as a path error
+		 * would, and retry on the slow timer, which round-robin sends
+		 * to another path.  del_gendisk() marks the disk dead and
+		 * freezes its queue while it drains, which is when a NOWAIT
+		 * allocation fails; a queue the disk does not own (SCSI's) is
+		 * unfrozen again afterwards, and clones allocated then fail in
+		 * the driver, a path error.  The queue is dying only when
+		 * SCSI tears it down, well after.
 		 */
 		if (blk_queue_dying(q) || !disk_live(path->dev->bdev->bd_disk)) {
 			rqpath_fail_path(rp, path);
@@ -536,6 +550,54 @@ static void rqpath_release_clone(struct request *clone,
 }
 
 /*
+ * The limits blk_insert_cloned_request() checks, as the kernel this is
+ * built for checks them (Kbuild reads that tree; 6.1 has none of the
+ * later rules, 6.12 all of them): a discard's sectors (a secure erase's
+ * own since their limits split, the discard's before), write zeroes' and
+ * atomic writes' own, and max_segments for every op, or a discard's own
+ * segment limit where blk_rq_get_max_segments() is used; the integrity
+ * segments recounted against the path where that is done.
+ */
+static bool rqpath_clone_over_limits(struct request *clone)
+{
+	const struct queue_limits *lim = &clone->q->limits;
+	unsigned int max_sectors = lim->max_sectors;
+	unsigned int max_segments = lim->max_segments;
+
+	switch (req_op(clone)) {
+	case REQ_OP_DISCARD:
+		max_sectors = lim->max_discard_sectors;
+#ifdef RQPATH_CLONE_DISCARD_SEGMENTS
+		max_segments = lim->max_discard_segments;
+#endif
+		break;
+	case REQ_OP_SECURE_ERASE:
+#ifdef RQPATH_CLONE_SECURE_ERASE_SECTORS
+		max_sectors = lim->max_secure_erase_sectors;
+#else
+		max_sectors = lim->max_discard_sectors;
+#endif
+		break;
+	case REQ_OP_WRITE_ZEROES:
+		max_sectors = lim->max_write_zeroes_sectors;
+		break;
+	default:
+#ifdef REQ_ATOMIC
+		if (clone->cmd_flags & REQ_ATOMIC)
+			max_sectors = lim->atomic_write_max_sectors;
+#endif
+		break;
+	}
+#ifdef RQPATH_CLONE_INTEGRITY_SEGMENTS
+	if (blk_integrity_rq(clone) &&
+	    clone->nr_integrity_segments > lim->max_integrity_segments)
+		return true;
+#endif
+	return blk_rq_sectors(clone) > max_sectors ||
+	       clone->nr_phys_segments > max_segments;
+}
+
+/*
  * Whether blk_insert_cloned_request() refused the clone before handing it
  * to the path's driver: it exceeds the path's limits (which may have shrunk
  * since the table was loaded), or the path no longer does the operation.
@@ -545,32 +607,12 @@ static void rqpath_release_clone(struct request *clone,
  */
 static bool rqpath_clone_refused(struct request *clone, blk_status_t error)
 {
-	const struct queue_limits *lim = &clone->q->limits;
-	unsigned int max_sectors, max_segments;
-
 	if (blk_mq_request_started(clone))
 		return false;
 	if (error == BLK_STS_NOTSUPP)
 		return true;
-
-	/* The limits blk_insert_cloned_request() checks (block/blk.h). */
-	switch (req_op(clone)) {
-	case REQ_OP_DISCARD:
-	case REQ_OP_SECURE_ERASE:
-		max_sectors = lim->max_discard_sectors;
-		max_segments = lim->max_discard_segments;
-		break;
-	case REQ_OP_WRITE_ZEROES:
-		max_sectors = lim->max_write_zeroes_sectors;
-		max_segments = lim->max_segments;
-		break;
-	default:
-		max_sectors = lim->max_sectors;
-		max_segments = lim->max_segments;
-		break;
-	}
-	return blk_rq_sectors(clone) > max_sectors ||
-	       clone->nr_phys_segments > max_segments;
+	/* The limits blk_insert_cloned_request() checks, as of its tree. */
+	return rqpath_clone_over_limits(clone);
 }
 
 static int rqpath_end_io(struct dm_target *ti, struct request *clone,
@@ -587,8 +629,11 @@ static int rqpath_end_io(struct dm_target *ti, struct request *clone,
 		return DM_ENDIO_DONE;
 	}
 
-	atomic64_set(&rp->busy_since_completion, 0);
-	atomic64_set(&stats->busy_since_completion, 0);
+	/* Read first: most completions follow no refusal at all. */
+	if (atomic64_read(&rp->busy_since_completion))
+		atomic64_set(&rp->busy_since_completion, 0);
+	if (atomic64_read(&stats->busy_since_completion))
+		atomic64_set(&stats->busy_since_completion, 0);
 	atomic64_inc(&stats->completed);
 	if (error)
 		atomic64_inc(&stats->errors);
@@ -642,6 +687,19 @@ static void rqpath_presuspend(struct dm_target *ti)
 	spin_unlock_irqrestore(&rp->lock, flags);
 
 	rqpath_kick_queue(rp);
+}
+
+/*
+ * The device is suspended when this returns: wait for a message that got
+ * past its check (rqpath_message()) and for the events it raised.
+ */
+static void rqpath_postsuspend(struct dm_target *ti)
+{
+	struct rqpath *rp = ti->private;
+
+	mutex_lock(&rp->message_lock);
+	flush_work(&rp->trigger_event);
+	mutex_unlock(&rp->message_lock);
 }
 
 static void rqpath_resume_queueing(struct dm_target *ti)
@@ -752,16 +810,12 @@ static const struct {
 	[RQPATH_MSG_RESET_COUNTERS]	= { "reset_counters", 0 },
 };
 
-static int rqpath_message(struct dm_target *ti, unsigned int argc, char **argv,
-			  char *result, unsigned int maxlen)
+/* Called with rp->message_lock held. */
+static int rqpath_do_message(struct dm_target *ti, struct rqpath *rp,
+			     unsigned int argc, char **argv)
 {
-	struct rqpath *rp = ti->private;
 	struct rqpath_path *path = NULL;
 	unsigned int msg;
-
-	/* As dm-mpath: a suspended device's paths and queueing stay put. */
-	if (dm_suspended(ti))
-		return -EBUSY;
 
 	for (msg = 0; msg < ARRAY_SIZE(rqpath_msgs); msg++)
 		if (!strcasecmp(argv[0], rqpath_msgs[msg].name))
@@ -802,6 +856,23 @@ static int rqpath_message(struct dm_target *ti, unsigned int argc, char **argv,
 	}
 
 	return 0;
+}
+
+static int rqpath_message(struct dm_target *ti, unsigned int argc, char **argv,
+			  char *result, unsigned int maxlen)
+{
+	struct rqpath *rp = ti->private;
+	int r;
+
+	mutex_lock(&rp->message_lock);
+	/* As dm-mpath: a suspended device's paths and queueing stay put. */
+	if (dm_suspended(ti))
+		r = -EBUSY;
+	else
+		r = rqpath_do_message(ti, rp, argc, argv);
+	mutex_unlock(&rp->message_lock);
+
+	return r;
 }
 
 static void rqpath_status(struct dm_target *ti, status_type_t type,
@@ -892,7 +963,9 @@ static int rqpath_iterate_devices(struct dm_target *ti,
 /*
  * ioctls (SG_IO, persistent reservations, ...) go to one active path, the
  * first in table order, as dm-mpath sends them to its current path.  With
- * no active path they fail, or, while queueing, dm core retries them.
+ * no active path they fail, or, while queueing, dm core retries them.  A
+ * target shorter than its path returns 1: dm core then passes the ioctl
+ * only for a caller with CAP_SYS_RAWIO, as for a partial dm-linear.
  */
 static int rqpath_prepare_ioctl(struct dm_target *ti,
 				struct block_device **bdev)
@@ -914,7 +987,7 @@ static int rqpath_prepare_ioctl(struct dm_target *ti,
 		r = -ENOTCONN;
 	spin_unlock_irqrestore(&rp->lock, flags);
 
-	/* A device that is only part of the path: no pass-through. */
+	/* A device that is only part of the path: privileged callers only. */
 	if (!r && ti->len != bdev_nr_sectors(*bdev))
 		return 1;
 	return r;
@@ -936,6 +1009,7 @@ static struct target_type rqpath_target = {
 	.rq_end_io = rqpath_end_io,
 	.presuspend = rqpath_presuspend,
 	.presuspend_undo = rqpath_resume_queueing,
+	.postsuspend = rqpath_postsuspend,
 	.resume = rqpath_resume_queueing,
 	.status = rqpath_status,
 	.message = rqpath_message,

@@ -55,6 +55,10 @@ rq_now() { cut -d' ' -f1 /proc/uptime; }
 rq_interval() { echo "$1 $2" | awk '{ printf "%.2f", $1 - $2 }'; } # END START: seconds
 rq_since() { rq_interval "$(rq_now)" "$1"; } # START: seconds until now
 
+# rq_upper WORD: WORD in capitals, as the RQ_<OP>_<COUNT> variables name an
+# op group.
+rq_upper() { echo "$1" | tr '[:lower:]' '[:upper:]'; }
+
 # rq_ge A B: A >= B, decimals allowed.
 rq_ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 >= b + 0) }'; }
 
@@ -221,6 +225,9 @@ rq_sleep() { # SECONDS WHY
 
 # rq_wait_pid PID SECONDS: the exit status of PID, or 124 if it still runs.
 rq_alive() { kill -0 "$1" 2>/dev/null; }
+
+# rq_pid_state PID: its scheduler state (R, S, D, ...), empty once gone.
+rq_pid_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 rq_wait_pid() {
 	rq_wait "$2" "pid $1" eval "! rq_alive $1" || return 124
 	wait "$1"
@@ -283,7 +290,7 @@ rq_kmemleak_scan() {
 }
 
 # --- the merge oracle -------------------------------------------------------------
-# oracle/rqpath-oracle.c counts every bio merged into a request, and records
+# guest-modules/rqpath-oracle.c counts every bio merged into a request, and records
 # those merged into a request its driver had prepared (RQF_DONTPREP): the
 # 6ce3dd6eec invariant.  Loaded once per boot, reset at every scenario's
 # start, read at its verdict: a violation turns `clean` into `violated`.
@@ -463,6 +470,18 @@ rq_result() {
 # scenario (a process stuck in D state holds its devices): the boot ends
 # after this scenario and the harness starts another for the rest.
 rq_unusable() { echo "$*" > /tmp/rq-unusable; }
+
+# rq_dm_path_states NAME: "MAJ:MIN STATE ..." of a dm-multipath or dm-rqpath
+# map's paths from its status line (A active, F failed), where both put the
+# state right after the path.
+rq_dm_path_states() {
+	dmsetup status "$1" 2>/dev/null | awk '
+		{ for (i = 1; i < NF; i++) if ($i ~ /^[0-9]+:[0-9]+$/ && $(i + 1) ~ /^[AF]$/) { printf "%s%s %s", s, $i, $(i + 1); s = " " } }
+		END { print "" }'
+}
+
+# rq_dm_active_paths NAME: how many of them are active.
+rq_dm_active_paths() { rq_dm_path_states "$1" | tr ' ' '\n' | grep -c '^A$'; }
 
 # --- devices --------------------------------------------------------------------
 

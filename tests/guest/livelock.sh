@@ -129,7 +129,7 @@ ll_op_counts() {
 	readwrite) rq_rqpath "$1" read_mapped write_mapped read_busy write_busy || return 1
 		LL_MAPPED=$((RQ_READ_MAPPED + RQ_WRITE_MAPPED)) LL_BUSY=$((RQ_READ_BUSY + RQ_WRITE_BUSY)) ;;
 	*)	rq_rqpath "$1" "$2_mapped" "$2_busy" || return 1
-		_op=$(echo "$2" | tr '[:lower:]' '[:upper:]')
+		_op=$(rq_upper "$2")
 		eval "LL_MAPPED=\$RQ_${_op}_MAPPED LL_BUSY=\$RQ_${_op}_BUSY" ;;
 	esac
 }
@@ -275,7 +275,6 @@ ll_start_op() {
 
 ll_running() { kill -0 "$LL_PID" 2>/dev/null; }
 
-ll_pid_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
 
 # The first hung-task report about the submitter since the scenario
 # started, as "LINE:text" of /tmp/ll-dmesg.txt.  Only since then: pids
@@ -286,6 +285,8 @@ ll_hung_line() {
 }
 
 ll_is_rqpath() { [ "$LL_TARGET" != multipath ]; }
+
+ll_active_paths() { rq_dm_active_paths "$LL_DMNAME"; }
 
 # ll_observe OP: start the operation and watch it until it completes or all
 # the livelock signals are in, at most LL_DEADLINE (LL_RW_DEADLINE for the
@@ -341,7 +342,7 @@ ll_observe() {
 			break
 		fi
 		t=$(rq_since "$LL_OP_T0")
-		st=$(ll_pid_state "$LL_PID")
+		st=$(rq_pid_state "$LL_PID")
 		if [ "$st" = D ]; then
 			[ -n "$LL_D_SEEN" ] || LL_D_SEEN=$t
 		else
@@ -453,7 +454,9 @@ ll_collect() {
 		tail -n +"${line%%:*}" /tmp/ll-dmesg.txt | head -n 24 > /tmp/ll-hung.txt
 	fi
 	if [ "$LL_DONE" = 0 ]; then
-		LL_STATE=$(ll_pid_state "$LL_PID")
+		LL_ACTIVE_PATHS=$(ll_active_paths)
+		rq_detail active_paths "$LL_ACTIVE_PATHS"
+		LL_STATE=$(rq_pid_state "$LL_PID")
 		LL_WCHAN=$(cat "/proc/$LL_PID/wchan" 2>/dev/null)
 		LL_COMM=$(cat "/proc/$LL_PID/comm" 2>/dev/null)
 		sed 's/^\[<[0-9a-f]*>\] //' "/proc/$LL_PID/stack" > /tmp/ll-stack.txt 2>/dev/null
@@ -561,6 +564,10 @@ ll_facts() {
 # The operation did not complete: livelocked if every signal says so.
 ll_judge_stuck() {
 	[ "$LL_STATE" = D ] || rq_fail "submitter state is '$LL_STATE', not D"
+	# A map without a usable path requeues every request by its own policy
+	# (queue_if_no_path, no_path_retry) just as the bug does: no livelock.
+	[ "${LL_ACTIVE_PATHS:-0}" -gt 0 ] ||
+		rq_fail "no active path in the status of $LL_DMNAME: it queues by its own policy"
 	[ "$F_TRACE_LIVELOCK" = 1 ] || rq_fail "$LL_DM trace: $F_TRACE_BRIEF"
 	[ "$F_HUNG" = 1 ] || rq_fail "no hung-task report for $LL_PID"
 	if ll_is_rqpath; then

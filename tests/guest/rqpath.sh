@@ -67,6 +67,24 @@ rqp_bg() {
 # (An empty pid must not reach kill: "kill -0 ''" is the process group.)
 rqp_running() { [ -n "$1" ] && rq_alive "$1"; }
 
+# rqp_stuck_signals NAME TAG OPGROUP PID CMD: what else says the operation
+# the watch called livelocked is: its submitter waits in the kernel (D),
+# the map has an active path (no queueing by its own policy), and half a
+# second later (stretched by the kernel's slowdown) the op group has been
+# handed back again with still no completion.  A failed check for each that does not.
+rqp_stuck_signals() {
+	_var=RQ_$(rq_upper "$3")
+	_busy=0
+	eval "_busy=\$${_var}_BUSY"
+	_state=$(rq_pid_state "$4")
+	[ "$_state" = D ] || rq_fail "$2: livelock, but '$5' is in state '$_state', not waiting in the kernel (D)"
+	[ "$(rq_dm_active_paths "$1")" -gt 0 ] || rq_fail "$2: livelock, but no path of $1 is active: it queues by its own policy"
+	sleep "$(rq_workload_seconds 0.5)"
+	rqp_st "$1" || return
+	rqp_st_check "$2: livelock, but the $3 group was not handed back again without a completion half a second later" \
+		"[ \"\$${_var}_BUSY\" -gt $_busy ] && [ \"\$${_var}_COMPLETED\" = 0 ]"
+}
+
 # rqp_op NAME TAG OPGROUP CMD...: run CMD in the background on the
 # dm-rqpath device NAME with fresh counters, and wait for it as for an
 # operation that may livelock (stage ffe81d45322c).  Returns 0 when CMD
@@ -80,7 +98,7 @@ rqp_running() { [ -n "$1" ] && rq_alive "$1"; }
 # shellcheck disable=SC2034 # RQP_OP_RC and RQP_OP_STUCK are the caller's
 rqp_op() {
 	name=$1 tag=$2 op=$3
-	opvar=$(echo "$op" | tr '[:lower:]' '[:upper:]')
+	opvar=$(rq_upper "$op")
 	shift 3
 	RQP_OP_RC="" RQP_OP_STUCK=""
 	rqp_run "reset_counters" dmsetup message "$name" 0 reset_counters
@@ -116,7 +134,8 @@ rqp_op() {
 		rq_log "$tag: livelock: $RQP_OP_STUCK"
 		rq_detail "livelock_$tag" "$RQP_OP_STUCK; status $ST_line"
 		rqp_st_check "$tag: livelock, but the $op group is not the one busy with no completion" \
-			"[ \"\$RQ_${opvar}_BUSY\" -gt 0 ] && [ \"\$RQ_${opvar}_COMPLETED\" = 0 ]" ;;
+			"[ \"\$RQ_${opvar}_BUSY\" -gt 0 ] && [ \"\$RQ_${opvar}_COMPLETED\" = 0 ]"
+		rqp_stuck_signals "$name" "$tag" "$op" "$pid" "$*" ;;
 	*)	rq_detail_file "watch_$tag" "/tmp/rqp-watch-$tag.txt" 8
 		rq_fail "$tag: '$*' did not complete and is no livelock (watch exit $wrc; status $(rqp_st_brief))" ;;
 	esac

@@ -53,6 +53,7 @@ class GuestLib(unittest.TestCase):
             # block device).
             for guest_path, here in (("/tmp/", "/"), ("/rqpath/", "/"), ("/mnt/rq", "/mnt-rq"),
                                      ("/proc/sys/vm/drop_caches", "/drop_caches"),
+                                     ("/proc/sys/kernel/hung_task_", "/hung_task_"),
                                      ("/proc/cmdline", "/cmdline"), ("/dev/ttyS1", "/ttyS1"),
                                      ("/dev/console", "/console"),
                                      ("/sys/block/", "/sys/block/")):
@@ -554,6 +555,58 @@ rq_finish clean""")
 
     def explore(self):
         return f". {self.dir}/explore.sh\n"
+
+    # --- tests/guest/livelock.sh: the verdict on one operation ----------------
+
+    LL_AGREE = dict(LL_TARGET="rqpath", LL_PID=5, LL_CMD="blkdiscard", LL_OBSERVED=30, LL_DM="dm-0",
+                    LL_DMNAME="x", LL_STATE="D", LL_ACTIVE_PATHS=2, LL_WATCH_RC=1, LL_RWATCH_REQUIRED=0,
+                    F_TRACE_LIVELOCK=1, F_TRACE_BRIEF="'900 requeues and 0 completions'", F_HUNG=1,
+                    F_WATCH_VERDICT="livelock", F_WATCH_STUCK="'[\"discard\"]'", F_WATCH_STUCK_OK=1,
+                    F_WATCH_LATENCY=3, F_RWATCH_VERDICT="none", F_RWATCH_GOAL=0, F_STACK_TOP="blkdev_issue_discard")
+    LL_DONE = dict(LL_TARGET="rqpath", LL_CMD="blkdiscard", LL_RC=0, LL_OP_SECONDS=1, LL_WATCH_RC=0,
+                   LL_RWATCH_REQUIRED=0, F_STATUS_OK=1, F_TRACE_COMPLETED=1, F_TRACE_BRIEF="'1 completion'",
+                   F_HUNG=0, F_WATCH_VERDICT="drained")
+
+    def ll_judge(self, judge, facts):
+        # Nothing of this machine's device-mapper or modules: the guest
+        # commands a judge may reach are stubs that fail.
+        body = "".join(f"{k}={v}\n" for k, v in facts.items())
+        return self.verdict(f". {self.dir}/livelock.sh\n"
+                            "dmsetup() { return 1; }\nrmmod() { return 1; }\nmodprobe() { return 1; }\n"
+                            "ll_cleanup() { :; }\n"
+                            f"{body}rq_trigger t fired 1 1\n{judge} discard")
+
+    def test_an_operation_is_livelocked_only_when_every_signal_says_so(self):
+        for target in ("rqpath", "multipath"):
+            verdict, reason, _ = self.ll_judge("ll_judge_stuck", dict(self.LL_AGREE, LL_TARGET=target))
+            self.assertEqual(verdict, "livelocked", (target, reason))
+        for name, value, why in (("LL_STATE", "S", "not D"),
+                                 ("F_TRACE_LIVELOCK", 0, "900 requeues"),
+                                 ("F_HUNG", 0, "no hung-task report"),
+                                 ("LL_WATCH_RC", 0, "rqpathctl watch exit 0"),
+                                 ("F_WATCH_STUCK_OK", 0, "names stuck ops"),
+                                 ("LL_ACTIVE_PATHS", 0, "no active path")):
+            for target in ("rqpath", "multipath"):
+                if target == "multipath" and name.startswith(("LL_WATCH", "F_WATCH")):
+                    continue  # no rqpath counters to watch on dm-multipath
+                with self.subTest(target=target, signal=name):
+                    verdict, reason, _ = self.ll_judge("ll_judge_stuck",
+                                                       dict(self.LL_AGREE, LL_TARGET=target, **{name: value}))
+                    self.assertEqual(verdict, "error", reason)
+                    self.assertIn(why, reason)
+
+    def test_an_operation_is_clean_only_when_it_completed_as_it_should(self):
+        verdict, reason, _ = self.ll_judge("ll_judge_done", self.LL_DONE)
+        self.assertEqual(verdict, "clean", reason)
+        for name, value, why in (("LL_RC", 1, "failed with exit 1"),
+                                 ("F_STATUS_OK", 0, "no error-free completion"),
+                                 ("LL_WATCH_RC", 1, "although the operation completed"),
+                                 ("F_TRACE_COMPLETED", 0, "has no completion of the op"),
+                                 ("F_HUNG", 1, "hung-task report for a submitter that completed")):
+            with self.subTest(signal=name):
+                verdict, reason, _ = self.ll_judge("ll_judge_done", dict(self.LL_DONE, **{name: value}))
+                self.assertEqual(verdict, "error", reason)
+                self.assertIn(why, reason)
 
     def test_a_trial_names_each_dimension_once(self):
         verdict, reason, _ = self.verdict(self.explore() + "ex_trial 'dev=sdebug paths=1 bogus=1'")

@@ -46,7 +46,7 @@ scenario_run() {
 # with the status in the RQ_ variables.
 run_op() {
 	tag=$1 op=$2
-	OP=$(echo "$op" | tr '[:lower:]' '[:upper:]')
+	OP=$(rq_upper "$op")
 	shift 2
 	if ! rqp_op rqp-d "$tag" "$op" "$@"; then
 		if [ -n "$RQP_OP_STUCK" ]; then

@@ -45,7 +45,7 @@ round_trip() {
 # in flight, only OP moved, both paths active and used round-robin.
 check_counters() { # NAME OP WHAT MAXCOMPLETED
 	name=$1 op=$2 what=$3 max=$4
-	OP=$(echo "$op" | tr '[:lower:]' '[:upper:]')
+	OP=$(rq_upper "$op")
 	rqp_st "$name" || return
 	eval "m=\$RQ_${OP}_MAPPED b=\$RQ_${OP}_BUSY c=\$RQ_${OP}_COMPLETED"
 	# shellcheck disable=SC2154 # set by the eval

@@ -61,7 +61,7 @@ drop_limit() {
 # refused and the paths left alone.
 refused_op() {
 	tag=$1 op=$2
-	opvar=$(echo "$op" | tr '[:lower:]' '[:upper:]')
+	opvar=$(rq_upper "$op")
 	shift 2
 	if ! rqp_op $NAME "$tag" "$op" "$@"; then
 		if [ -n "$RQP_OP_STUCK" ]; then

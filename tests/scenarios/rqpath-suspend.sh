@@ -9,6 +9,9 @@
 # Three parts:
 #  1. under a write/verify load: flush and noflush suspends, a table
 #     reload, each suspend timed; the load verifies every generation;
+#     meanwhile a loop fails and reinstates path 1 by message: a message
+#     either is refused (EBUSY) or takes effect before the device counts
+#     as suspended, so the path states never change while it is;
 #  2. requests waiting for a path (both paths failed, queueing on): a flush
 #     suspend turns queueing off and kicks them, but does not wait for
 #     them (dm-target/README.md): each either failed with EIO or is still
@@ -71,14 +74,42 @@ timed_suspend() {
 	rq_ge "$SUSPEND_MAX" "$s" || rq_fail "$what: the suspend took ${s}s (at most ${SUSPEND_MAX}s)"
 }
 
+# message_loop: fail and reinstate path 1 by message until
+# /tmp/rqp-msg.stop exists; a line per message, "OK" or the refusal.
+message_loop() {
+	while [ ! -e /tmp/rqp-msg.stop ]; do
+		for m in fail_path reinstate_path; do
+			if dmsetup message rqp-s 0 $m "$RQP_M1" 2> /tmp/rqp-msg.err; then
+				echo "$m OK"
+			else
+				echo "$m $(tail -n 1 /tmp/rqp-msg.err)"
+			fi
+		done
+	done
+}
+
+# still_while_suspended WHAT: the path states stay as they are while the
+# device is suspended (two looks, apart).
+still_while_suspended() {
+	before=$(rq_dm_path_states rqp-s)
+	sleep 0.3
+	after=$(rq_dm_path_states rqp-s)
+	[ "$before" = "$after" ] ||
+		rq_fail "$1: the path states changed while rqp-s was suspended: $before, then $after"
+}
+
 suspend_under_load() {
 	rq_phase workload
 	io=
 	rqp_bg io /tmp/rqp-sl.txt rqcheck --bs 4k --size 8m --qd 16 --time "$(rq_workload_seconds 20)" --seed 5005 --json /tmp/rqp-sl.json $DEV
+	rm -f /tmp/rqp-msg.stop
+	message_loop > /tmp/rqp-msg.txt &
+	msg=$!
 	i=0
 	while [ $i -lt $CYCLES ] && rqp_running "$io"; do
 		i=$((i + 1))
 		timed_suspend "load $i" || break
+		still_while_suspended "load $i"
 		rqp_run "load $i: resume" dmsetup resume rqp-s || break
 		timed_suspend "load $i" --noflush || break
 		table=$(dmsetup table rqp-s)
@@ -86,6 +117,13 @@ suspend_under_load() {
 		rqp_run "load $i: resume into the new table" dmsetup resume rqp-s || break
 	done
 	[ $i = $CYCLES ] || rq_fail "only $i of $CYCLES suspend cycles ran under the load"
+	touch /tmp/rqp-msg.stop
+	rq_wait_pid "$msg" 10 || rq_fail "the message loop did not stop"
+	rqp_run "reinstate path 1 after the messages" dmsetup message rqp-s 0 reinstate_path "$RQP_M1"
+	rq_detail messages "$(sort /tmp/rqp-msg.txt | uniq -c | tr -s ' \n' '  ')"
+	rq_trigger rqpath messages_taken "$(grep -c ' OK$' /tmp/rqp-msg.txt)" 2
+	grep -v -e ' OK$' -e 'Device or resource busy' /tmp/rqp-msg.txt > /tmp/rqp-msg.bad
+	[ -s /tmp/rqp-msg.bad ] && rq_fail "a message failed other than busy: $(head -n 1 /tmp/rqp-msg.bad)"
 	rq_wait_pid "$io" "$(rq_workload_seconds 60)"
 	rqp_rqcheck_done sl "the load across the suspends" $?
 }
@@ -158,6 +196,7 @@ suspend_behind_busy() {
 	rq_detail read_behind_busy "$read_fate"
 	rqp_st_check "behind: the discard is not handed back busy with no completion" \
 		'[ "$RQ_DISCARD_BUSY" -gt 0 ] && [ "$RQ_DISCARD_COMPLETED" = 0 ]'
+	rqp_stuck_signals rqp-s behind discard "$d" "blkdiscard"
 	timed_suspend "behind a busy discard"
 	rqp_run "resume" dmsetup resume rqp-s
 	STUCK="the discard was handed back busy $RQ_DISCARD_BUSY times without a completion, $read_fate; the flush suspend took $(tail -n 1 /tmp/rqp-suspends.txt | awk '{ print $NF }')s"

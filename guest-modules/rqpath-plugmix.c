@@ -6,12 +6,14 @@
  * userspace is submitted and waited for on its own, and the wait flushes the
  * plug from the scheduler (no direct issue).
  *
- * The plug is a LIFO list, so submitting the discard first and the writes
- * after makes blk_mq_plug_issue_direct() issue the writes first, each with
- * bd->last == false, and then meet the discard.  Whatever it does with the
- * discard, it must commit the writes it issued (->commit_rqs()) before it
- * leaves them: a driver like virtio-scsi tells its device about queued
- * commands only then.
+ * The writes go into the plug so that blk_mq_plug_issue_direct() issues
+ * them first, each with bd->last == false, and then meets the discard:
+ * 6.1's plug is a LIFO list, so the discard is submitted first there; since
+ * e70c301faece ("block: don't reorder requests in blk_add_rq_to_plug") the
+ * plug is issued oldest first, so the discard goes last (Kbuild tells
+ * which from the tree).  Whatever it does with the discard, it must commit
+ * the writes it issued (->commit_rqs()) before it leaves them: a driver
+ * like virtio-scsi tells its device about queued commands only then.
  *
  * Usage, from a shell that holds the disk open on file descriptor FD:
  *
@@ -44,6 +46,13 @@
 #define RQPATH_PLUGMIX_MAX_WRITES	16
 #define RQPATH_PLUGMIX_TIMEOUT		(60 * HZ)
 #define RQPATH_PLUGMIX_BLOCK		4096
+
+/* Whether the tree issues a plug oldest first (see the top). */
+#ifdef RQPATH_PLUG_FIFO
+static const bool plugmix_plug_fifo = true;
+#else
+static const bool plugmix_plug_fifo;
+#endif
 
 struct plugmix_run {
 	refcount_t ref;
@@ -106,6 +115,15 @@ static struct bio *plugmix_bio(struct plugmix_run *run,
 	return bio;
 }
 
+static void plugmix_discard(struct plugmix_run *run, struct block_device *bdev,
+			    sector_t sector)
+{
+	struct bio *bio = plugmix_bio(run, bdev, REQ_OP_DISCARD, 0, sector);
+
+	bio->bi_iter.bi_size = RQPATH_PLUGMIX_BLOCK;
+	submit_bio(bio);
+}
+
 static int plugmix_submit(struct block_device *bdev, unsigned int nr_writes)
 {
 	const sector_t block = RQPATH_PLUGMIX_BLOCK >> SECTOR_SHIFT;
@@ -140,14 +158,15 @@ static int plugmix_submit(struct block_device *bdev, unsigned int nr_writes)
 	run->start = ktime_get();
 
 	blk_start_plug(&plug);
-	bio = plugmix_bio(run, bdev, REQ_OP_DISCARD, 0, 2 * nr_writes * block);
-	bio->bi_iter.bi_size = RQPATH_PLUGMIX_BLOCK;
-	submit_bio(bio);
+	if (!plugmix_plug_fifo)
+		plugmix_discard(run, bdev, 2 * nr_writes * block);
 	for (i = 0; i < nr_writes; i++) {
 		bio = plugmix_bio(run, bdev, REQ_OP_WRITE, 1, 2 * i * block);
 		__bio_add_page(bio, run->pages[i], RQPATH_PLUGMIX_BLOCK, 0);
 		submit_bio(bio);
 	}
+	if (plugmix_plug_fifo)
+		plugmix_discard(run, bdev, 2 * nr_writes * block);
 	blk_finish_plug(&plug);
 
 	if (atomic_dec_and_test(&run->pending))

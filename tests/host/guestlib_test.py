@@ -44,7 +44,7 @@ class GuestLib(unittest.TestCase):
                  ("lib.sh", "livelock.sh", "multipath.sh", "watchdog.sh", "corruption.sh", "rqpath.sh",
                   "explore.sh", "blktests.sh")]
         files += [(os.path.join(TOP, "tests", "scenarios", name), os.path.join("scenarios", name))
-                  for name in ("rqpath-discard.sh", "rqpath-suspend.sh")]
+                  for name in ("rqpath-discard.sh", "rqpath-suspend.sh", "plug-discard-virtio.sh")]
         for src, name in files:
             with open(src) as f:
                 text = f.read()
@@ -555,6 +555,33 @@ rq_finish clean""")
 
     def explore(self):
         return f". {self.dir}/explore.sh\n"
+
+    # --- plug-discard-virtio: which path a plug took, from its block trace ----
+
+    def plug_path(self, events):
+        trace = os.path.join(self.dir, "pd-trace.txt")
+        with open(trace, "w") as f:
+            f.write("# tracer: nop\n")
+            for n, (event, rwbs, sector) in enumerate(events):
+                f.write(f"   sh-41  [000] ..... {n}.0: block_rq_{event}: 8,16 {rwbs} 4096 () {sector} + 8 [sh]\n")
+            # Another disk's requests are no part of the plug.
+            f.write("   sh-41  [000] ..... 9.0: block_rq_issue: 8,0 W 4096 () 8 + 8 [sh]\n")
+        _, output = self.run_guest(f". {self.dir}/scenarios/plug-discard-virtio.sh\n"
+                                   f"echo PATH $(pd_plug_path {trace} 8,16)\nrq_trigger t f 1 1\nrq_finish clean")
+        return re.search(r"PATH (\d+ \d+ \d+)", output).group(1)
+
+    def test_a_plug_issued_directly_puts_its_writes_ahead_of_the_discard(self):
+        writes = [0, 16, 32, 48]
+        # The writes straight from the plug, then the discard, which finds
+        # no budget and is inserted: what the gate has to commit.
+        self.assertEqual(self.plug_path([("issue", "W", s) for s in writes]
+                                        + [("insert", "D", 64), ("issue", "D", 64)]), "4 4 0")
+        # The discard first (6.12's oldest-first plug with the discard
+        # submitted first): issued directly, nothing ahead of it.
+        self.assertEqual(self.plug_path([("issue", "D", 64)] + [("issue", "W", s) for s in writes]), "0 5 0")
+        # A kernel that queues the plug (base): every write inserted first.
+        self.assertEqual(self.plug_path([("insert", "D", 64)] + [("insert", "W", s) for s in writes]
+                                        + [("issue", "D", 64)] + [("issue", "W", s) for s in writes]), "0 0 4")
 
     # --- tests/guest/livelock.sh: the verdict on one operation ----------------
 

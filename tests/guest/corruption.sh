@@ -19,12 +19,14 @@
 #   prepared_requeues, prepared_candidates
 #                     the same two counts for requests handed back after
 #                     the driver prepared them (RQF_DONTPREP): the only ones
-#                     a merge can corrupt.  Recorded, no minimum: through
-#                     dm-rqpath (corruption-rqpath) the dm device's requeued
-#                     requests are never prepared, by design, and a minimum
-#                     for the others waits for their per-stage figures
-#                     (tests/bench --only evidence).
-#   blocks_verified   blocks written and read back by the workload
+#                     a merge can corrupt.  Where the disk under test is a
+#                     SCSI disk that answers busy after preparing (scsi_debug
+#                     opts 0x8000, libata's deferral); not through dm-rqpath
+#                     (corruption-rqpath), whose dm device's requests are
+#                     never prepared, by design
+#   blocks_verified   blocks written and read back by the workload (by fio
+#                     alone on ext4; file_blocks_verified, rqcheck's on its
+#                     file there)
 
 # scsi_debug, one host, one LUN, one hardware queue:
 #   opts=0x8000 every_nth=50  every 50th command, queuecommand() returns
@@ -51,11 +53,15 @@ RQ_TRACE_EVENTS="block_rq_issue block_rq_requeue block_rq_complete block_bio_fro
 # Minimum trigger counts.  Measured on every stage (tests/bench --only
 # evidence), with a wide margin: a run below them did not exercise the bug's
 # preconditions, whatever its data says.
-RQ_MIN_TARGETED="busy_requeues=20 merge_candidates=5 blocks_verified=30000"
+RQ_MIN_TARGETED="busy_requeues=20 merge_candidates=5 prepared_requeues=1 prepared_candidates=1 blocks_verified=30000"
 # shellcheck disable=SC2034 # used by the scenarios
-RQ_MIN_EXT4="busy_requeues=5 merge_candidates=1 blocks_verified=3000"
+RQ_MIN_RQPATH="busy_requeues=20 merge_candidates=5 blocks_verified=30000"
 # shellcheck disable=SC2034 # used by the scenarios
-RQ_MIN_SATA="busy_requeues=5 merge_candidates=1 blocks_verified=3000"
+RQ_MIN_EXT4="busy_requeues=5 merge_candidates=1 prepared_requeues=1 blocks_verified=3000"
+# shellcheck disable=SC2034 # used by the scenarios
+RQ_MIN_SATA="busy_requeues=5 merge_candidates=1 prepared_requeues=1 blocks_verified=3000"
+# One whole pass of rqcheck over its 8 MiB file on ext4.
+RQ_MIN_FILE_BLOCKS=2048
 
 # shellcheck disable=SC2120 # extra scsi_debug parameters are optional
 rq_busy_disk_load() {
@@ -88,13 +94,14 @@ EOF
 		case $name in
 		busy_requeues) n=$requeues ;;
 		merge_candidates) n=$candidates ;;
+		prepared_requeues) n=$prepared_requeues ;;
+		prepared_candidates) n=$prepared_candidates ;;
 		blocks_verified) n=$verified ;;
+		*) n="" ;;	# a name this family does not count: never met
 		esac
 		rq_trigger corruption "$name" "$n" "$min"
 	done
 	rq_trigger corruption merges "$merges" 1
-	rq_trigger corruption prepared_requeues "$prepared_requeues" 0
-	rq_trigger corruption prepared_candidates "$prepared_candidates" 0
 }
 
 # rq_targeted_workload DEV [MINIMA]: run rqcheck under block tracing; record the
@@ -272,7 +279,8 @@ rq_ext4_workload() {
 	written_ok=$(jq '[.jobs[] | .error] | all(. == 0)' /tmp/fio-write.clean 2>/dev/null)
 	# Blocks the verify pass read back (4 KiB each), for the trigger.
 	verified=$(jq '[.jobs[].read.io_bytes] | add / 4096 | floor' /tmp/fio-verify.clean 2>/dev/null)
-	rq_corruption_trigger "$dev" "$((${verified:-0} + file_verified))" "$minima"
+	rq_corruption_trigger "$dev" "${verified:-0}" "$minima"
+	[ -n "$with_rqcheck" ] && rq_trigger corruption file_blocks_verified "$file_verified" "$RQ_MIN_FILE_BLOCKS"
 	# fio's verify reads what its write phase wrote: after a write phase
 	# that failed (EIO, ENOSPC), its bad blocks are blocks never written,
 	# not corruption.  rqcheck on a file writes and verifies on its own

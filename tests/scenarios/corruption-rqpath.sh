@@ -29,7 +29,7 @@ scenario_run() {
 	dm=$(rq_dm_blkname rqc) || { rq_result error "no dm-N for rqc"; return; }
 	rq_dm_node rqc > /dev/null || { rq_result error "no /dev/mapper/rqc"; return; }
 	rq_set_scheduler "/dev/$dm" none || { rq_result error "cannot set scheduler none on $dm"; return; }
-	verdict=$(rq_targeted_workload "/dev/$dm")
+	verdict=$(rq_targeted_workload "/dev/$dm" "$RQ_MIN_RQPATH")
 	rq_rqpath rqc busy mapped completed errors || rq_fail "no status of rqc"
 	rq_detail_json rqpath_counts "{\"mapped\": ${RQ_MAPPED:-null}, \"busy\": ${RQ_BUSY:-null}, \"completed\": ${RQ_COMPLETED:-null}, \"errors\": ${RQ_ERRORS:-null}}"
 	rq_trigger corruption rqpath_busy "${RQ_BUSY:-0}" "$RQ_MIN_RQPATH_BUSY"

@@ -136,6 +136,12 @@ ex_stack() {
 	case $EX_stack in
 	raw) EX_TOP=$1; return 0 ;;
 	linear) table="0 $sectors linear $1 0" ;;
+	stripe)
+		# Two halves of scsi_debug's one store, 4 KiB chunks: every plug
+		# of neighbouring blocks holds requests of both queues.
+		[ $# = 2 ] || { rq_fail "stripe wants two disks, not: $*"; return 1; }
+		half=$((sectors / 2 / 16 * 16))
+		table="0 $((2 * half)) striped 2 8 $1 0 $2 $half" ;;
 	multipath)
 		rq_modprobe dm-multipath || { rq_fail "modprobe dm-multipath failed"; return 1; }
 		paths=""

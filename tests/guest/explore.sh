@@ -398,6 +398,8 @@ ex_trial() {
 		hung) rq_fail "rqcheck did not complete in ${deadline}s, and not every livelock signal agrees" ;;
 		esac
 	fi
+	# A scenario may look closer at a livelock before it is judged.
+	[ "$verdict" = livelocked ] && command -v ex_on_livelock > /dev/null && ex_on_livelock
 	rq_phase evidence
 	ops=$(grep -c '^done' /tmp/ex-ops)
 	[ "$verdict" = livelocked ] && ops=$((ops + 1))

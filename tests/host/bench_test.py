@@ -100,6 +100,13 @@ class Explore(unittest.TestCase):
         self.assertTrue(e["lower_bound"])
         self.assertIn("≥ 20", bench.explore_table({"6.1/6ce3dd6eec": e})[0][2])
 
+    def test_earlier_figures_join_new_campaigns_and_a_rerun_replaces_its_row(self):
+        earlier = {"explore": {"campaigns": [bench.campaign_row(campaign("6ce3dd6eec", 1, 120)),
+                                             bench.campaign_row(campaign("ffe81d45322c", 1, 300))]}}
+        rows = bench.campaign_rows([earlier, campaign("ffe81d45322c", 1, 60), campaign("ffe81d45322c", 2, 90)])
+        got = sorted((r["stage"], r["seed"], r["first_minutes"]) for r in rows)
+        self.assertEqual(got, [("6ce3dd6eec", 1, 2.0), ("ffe81d45322c", 1, 1.0), ("ffe81d45322c", 2, 1.5)])
+
     def test_the_readme_table_is_written_between_its_markers_only(self):
         import tempfile
         rows = [bench.campaign_row(campaign("stock", 1, minutes=60.0))]

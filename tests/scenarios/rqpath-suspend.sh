@@ -82,7 +82,8 @@ message_loop() {
 			if dmsetup message rqp-s 0 $m "$RQP_M1" 2> /tmp/rqp-msg.err; then
 				echo "$m OK"
 			else
-				echo "$m $(tail -n 1 /tmp/rqp-msg.err)"
+				# dmsetup says why, then "Command failed."
+				echo "$m $(tr '\n' ' ' < /tmp/rqp-msg.err)"
 			fi
 		done
 	done

@@ -13,7 +13,8 @@
 #                 (.ci/run passes the pinned copy when it is there)
 #   make debug    every scenario on the debug kernels (KASAN, lockdep,
 #                 kmemleak) of every stage
-#   make bench    the figures in README.md (repeated boots; slow)
+#   make bench    the figures of README.md and Documentation/figures.md
+#                 (repeated boots; slow)
 #   make mutate   the suite on every mutant (patches/mutants) of every tree:
 #                 each built as an extra stage, the kill matrix printed and
 #                 written to out/matrix.json ("mutants"); not part of matrix

@@ -287,8 +287,9 @@ static int oracle_plug_entry(struct kretprobe_instance *ri,
 	/*
 	 * A plug holds up to BLK_MAX_REQUEST_COUNT requests, twice that over
 	 * several queues.  6.1 tries the head of its newest-first list; 6.12's
-	 * list is oldest first and it tries the tail, then the first request
-	 * of the bio's queue: keep the first ones and the tail.
+	 * list is oldest first and it tries the tail, and over several queues
+	 * the first request of the bio's queue: keep the first ones and the
+	 * tail.
 	 */
 	rq_list_for_each(&plug->mq_list, rq) {
 		if (snap->nr == ORACLE_MAX_CANDIDATES)

@@ -21,8 +21,8 @@
 # rerun every 3 ms) and never sends one down.  The flush and the I/O
 # behind it wait for ever, the disk idle.
 #
-# It takes a busy answer at the right moment: the trial stalled in 14 of
-# 15 boots (2026-12-07) of stock, base, 6ce3dd6eec and c616cbee97ae of
+# It takes a busy answer at the right moment: the trial stalled in 15 of
+# 16 boots (2026-12-07) of stock, base, 6ce3dd6eec and c616cbee97ae of
 # both trees, clean once on c616cbee97ae.  So every cell is measured
 # (livelocked or clean), with 30 s of workload instead of the explorer's
 # 12 to make a stall likely.  On ffe81d45322c the stage's own refusal of the

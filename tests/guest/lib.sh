@@ -223,11 +223,11 @@ rq_sleep() { # SECONDS WHY
 	rq_time_add "sleep:$2" "$1"
 }
 
-# rq_wait_pid PID SECONDS: the exit status of PID, or 124 if it still runs.
-rq_alive() { kill -0 "$1" 2>/dev/null; }
-
 # rq_pid_state PID: its scheduler state (R, S, D, ...), empty once gone.
 rq_pid_state() { sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1; }
+
+# rq_wait_pid PID SECONDS: the exit status of PID, or 124 if it still runs.
+rq_alive() { kill -0 "$1" 2>/dev/null; }
 rq_wait_pid() {
 	rq_wait "$2" "pid $1" eval "! rq_alive $1" || return 124
 	wait "$1"

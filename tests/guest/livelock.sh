@@ -275,7 +275,6 @@ ll_start_op() {
 
 ll_running() { kill -0 "$LL_PID" 2>/dev/null; }
 
-
 # The first hung-task report about the submitter since the scenario
 # started, as "LINE:text" of /tmp/ll-dmesg.txt.  Only since then: pids
 # repeat, and an earlier scenario of the boot may have left a report.
@@ -285,8 +284,6 @@ ll_hung_line() {
 }
 
 ll_is_rqpath() { [ "$LL_TARGET" != multipath ]; }
-
-ll_active_paths() { rq_dm_active_paths "$LL_DMNAME"; }
 
 # ll_observe OP: start the operation and watch it until it completes or all
 # the livelock signals are in, at most LL_DEADLINE (LL_RW_DEADLINE for the
@@ -454,7 +451,7 @@ ll_collect() {
 		tail -n +"${line%%:*}" /tmp/ll-dmesg.txt | head -n 24 > /tmp/ll-hung.txt
 	fi
 	if [ "$LL_DONE" = 0 ]; then
-		LL_ACTIVE_PATHS=$(ll_active_paths)
+		LL_ACTIVE_PATHS=$(rq_dm_active_paths "$LL_DMNAME")
 		rq_detail active_paths "$LL_ACTIVE_PATHS"
 		LL_STATE=$(rq_pid_state "$LL_PID")
 		LL_WCHAN=$(cat "/proc/$LL_PID/wchan" 2>/dev/null)

@@ -319,9 +319,43 @@ ex_trigger() { # OPERATIONS_JUDGED
 	done
 }
 
-# ex_stuck_verdict WHAT: an operation that never completes ends the trial
-# and the boot (its submitter cannot be killed).
+# ex_livelock_kind PID: what keeps the stuck operation PID from completing,
+# in EX_LIVELOCK_KIND (and details.livelock_kind), so that a campaign can
+# tell a livelock already explained from a new one (explore.toml, [known]):
+#   paths_take_requests        a path is not blocked, or has requests in
+#                              flight: the stack itself keeps handing the
+#                              operation back (the 2018 livelock's kind)
+#   blocked_path_released      every path is blocked with nothing in flight,
+#                              and one direct read of each (a dispatch from
+#                              outside the stack) let PID finish
+#                              (Documentation/stock-mpath-ata-blocked.md)
+#   blocked_path_not_released  the same paths, and the reads did not
+# The request watch's verdict is recorded too, taken while still stuck.
+ex_livelock_kind() {
+	EX_LIVELOCK_KIND=blocked_path_not_released
+	for d in $EX_DISKS; do
+		n=${d##*/}
+		blocked=$(cat "/sys/block/$n/device/device_blocked" 2> /dev/null || echo unknown)
+		busy=$(cat "/sys/block/$n/device/device_busy" 2> /dev/null || echo unknown)
+		rq_detail "path_$n" "device_blocked $blocked, device_busy $busy while stuck"
+		{ [ "$blocked" != 0 ] && [ "$blocked" != unknown ] && [ "$busy" = 0 ]; } || EX_LIVELOCK_KIND=paths_take_requests
+	done
+	rqpathctl watch "$EX_TOP" --via trace --timeout 3 --json /tmp/ex-watch.json > /tmp/ex-watch.txt 2>&1
+	rq_detail watchdog "exit $?: $(jq -c '{verdict, stuck_request, error}' /tmp/ex-watch.json 2> /dev/null || tail -n 1 /tmp/ex-watch.txt)"
+	if [ "$EX_LIVELOCK_KIND" = blocked_path_not_released ]; then
+		for d in $EX_DISKS; do
+			dd if="$d" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null || rq_fail "a direct read of ${d##*/} failed"
+		done
+		# PID's own end is long past: it exits once its operation is done.
+		rq_wait_pid "$1" "$(rq_workload_seconds 20)" > /dev/null 2>&1 && EX_LIVELOCK_KIND=blocked_path_released
+	fi
+	rq_detail livelock_kind "$EX_LIVELOCK_KIND"
+}
+
+# ex_stuck_verdict WHAT PID: an operation that never completes ends the
+# trial and the boot (its submitter cannot be killed).
 ex_stuck_verdict() {
+	ex_livelock_kind "$2"
 	ex_trigger 1
 	rq_allow_report "INFO: task .* blocked for more than" "the trial's operation is stuck"
 	rq_unusable "a trial operation ($1) is stuck in D state"
@@ -352,10 +386,11 @@ ex_trial() {
 	if [ "$EX_fs" = ext4 ]; then
 		# mke2fs discards the device first: an operation like the rest.
 		mkfs.ext4 -q -F "$EX_TOP" > /tmp/ex-mkfs.out 2>&1 &
-		ex_wait_op $! mkfs "$(rq_workload_seconds "$EX_OP_DEADLINE")"
+		mkfs_pid=$!
+		ex_wait_op "$mkfs_pid" mkfs "$(rq_workload_seconds "$EX_OP_DEADLINE")"
 		case $EX_OUTCOME in
 		ok) ;;
-		livelocked) ex_stuck_verdict mkfs; return ;;
+		livelocked) ex_stuck_verdict mkfs "$mkfs_pid"; return ;;
 		*) rq_fail "mkfs.ext4: $EX_OUTCOME: $(tail -n 1 /tmp/ex-mkfs.out)"; rq_finish error; return ;;
 		esac
 		mkdir -p $EX_MNT
@@ -379,13 +414,15 @@ ex_trial() {
 		rw_pid=$!
 		rq_detail rqcheck_args "$(ex_rqcheck_args)"
 	fi
-	verdict=clean reason=""
+	verdict=clean reason="" stuck_pid=""
 	if [ -n "$side_pid" ]; then
 		ex_wait_op "$side_pid" "$side" "$deadline"
 		case $EX_OUTCOME in
 		ok) ;;
 		exit*) rq_fail "$side failed: $(grep -v '^done' /tmp/ex-ops | head -n 1)" ;;
-		livelocked) verdict=livelocked reason="a $side never completed: handed back again and again on $EX_TOP, the paths idle" ;;
+		livelocked)
+			verdict=livelocked reason="a $side never completed: handed back again and again on $EX_TOP, the paths idle"
+			stuck_pid=$side_pid ;;
 		hung) rq_fail "a $side did not complete in ${deadline}s, and not every livelock signal agrees" ;;
 		esac
 	fi
@@ -394,12 +431,17 @@ ex_trial() {
 		case $EX_OUTCOME in
 		ok) verdict=$(rq_rqcheck_verdict 0 /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
 		exit*) verdict=$(rq_rqcheck_verdict "${EX_OUTCOME#exit }" /tmp/rqcheck.json /tmp/rqcheck.txt /dev/null) ;;
-		livelocked) verdict=livelocked reason="rqcheck never completed: handed back again and again on $EX_TOP, the paths idle" ;;
+		livelocked)
+			verdict=livelocked reason="rqcheck never completed: handed back again and again on $EX_TOP, the paths idle"
+			stuck_pid=$rw_pid ;;
 		hung) rq_fail "rqcheck did not complete in ${deadline}s, and not every livelock signal agrees" ;;
 		esac
 	fi
-	# A scenario may look closer at a livelock before it is judged.
-	[ "$verdict" = livelocked ] && command -v ex_on_livelock > /dev/null && ex_on_livelock
+	if [ "$verdict" = livelocked ]; then
+		ex_livelock_kind "$stuck_pid"
+		# A scenario may judge the livelock's kind before the verdict.
+		! command -v ex_on_livelock > /dev/null || ex_on_livelock
+	fi
 	rq_phase evidence
 	ops=$(grep -c '^done' /tmp/ex-ops)
 	[ "$verdict" = livelocked ] && ops=$((ops + 1))

@@ -60,6 +60,14 @@ class Space:
             if not isinstance(group, str) or not group:
                 raise SpaceError(f"{path}: dimension {name}: group must be a name")
             self.groups.setdefault(group, []).append(name)
+        self.known = {}             # name -> {"verdict", "kind", "doc"}
+        for name, k in doc.get("known", {}).items():
+            if not isinstance(k, dict) or set(k) != {"verdict", "kind", "doc"} \
+                    or not all(isinstance(v, str) and v for v in k.values()):
+                raise SpaceError(f"{path}: known {name} needs verdict, kind and doc, each a string")
+            if k["verdict"] not in FINDINGS:
+                raise SpaceError(f"{path}: known {name}: verdict {k['verdict']} is not a finding")
+            self.known[name] = dict(k)
         self.constraints = []
         for i, c in enumerate(doc.get("constraint", [])):
             when = {k: v if isinstance(v, list) else [v] for k, v in c.get("when", {}).items()}
@@ -68,6 +76,14 @@ class Space:
                 if k not in self.dims or not all(v in self.dims[k] for v in vs):
                     raise SpaceError(f"{path}: constraint {i + 1} names {k}={vs}, not in the space")
             self.constraints.append((when, allow))
+
+    def known_as(self, verdict, kind):
+        """The name of the known finding a trial's VERDICT with the guest's
+        KIND of it is, or None: a new finding (or none)."""
+        for name, k in self.known.items():
+            if verdict == k["verdict"] and kind == k["kind"]:
+                return name
+        return None
 
     def plain(self):
         return self.normalize({k: vs[0] for k, vs in self.dims.items()})

@@ -100,6 +100,15 @@ class Explore(unittest.TestCase):
         self.assertTrue(e["lower_bound"])
         self.assertIn("≥ 20", bench.explore_table({"6.1/6ce3dd6eec": e})[0][2])
 
+    def test_known_findings_are_counted_apart_from_findings(self):
+        c = campaign("stock", 1, minutes=60.0)
+        c["figures"]["known_findings"] = {"stock-mpath-ata-blocked": 3}
+        older = campaign("stock", 2, minutes=60.0)     # before [known]: no such figure
+        e = bench.explore_summary([bench.campaign_row(c), bench.campaign_row(older)])["6.1/stock"]
+        self.assertEqual((e["found"], e["findings"], e["known_findings"]), (0, 0, 3))
+        row = bench.explore_table({"6.1/stock": e})[0]
+        self.assertEqual(row[bench.EXPLORE_HEADERS.index("known findings")], "3")
+
     def test_earlier_figures_join_new_campaigns_and_a_rerun_replaces_its_row(self):
         earlier = {"explore": {"campaigns": [bench.campaign_row(campaign("6ce3dd6eec", 1, 120)),
                                              bench.campaign_row(campaign("ffe81d45322c", 1, 300))]}}

@@ -209,6 +209,109 @@ class ScenarioFileTest(unittest.TestCase):
         self.assertEqual(sc.boot, "own")
 
 
+def load_explore_command():
+    """tests/explore (a script, no .py) as a module."""
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+    path = os.path.join(TOP, "tests", "explore")
+    spec = spec_from_loader("explore_command", SourceFileLoader("explore_command", path))
+    mod = module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+KNOWN = """
+[known.blocked]
+verdict = "livelocked"
+kind = "blocked_path_released"
+doc = "Documentation/stock-mpath-ata-blocked.md"
+"""
+
+
+class FakeCampaign:
+    """Campaign.run with each trial's result given by its number."""
+
+    def __init__(self, results):
+        self.results, self.boots = results, 0
+
+    def run(self, named, on_result=None):
+        self.boots += 1
+        out = {}
+        for name, _ in named:
+            n = int(name.rsplit(":", 1)[1])
+            verdict, kind = self.results.get(n, ("clean", None))
+            r = {"scenario": name, "verdict": verdict, "seconds": 1.0,
+                 "details": {"trigger": {"counts": {"requeues": 1}}, "livelock_kind": kind}}
+            out[name] = r
+            if on_result:
+                on_result(r)
+        return out
+
+
+class KnownFindingTest(unittest.TestCase):
+    def test_the_space_reads_known_findings_and_refuses_bad_ones(self):
+        s = space_of(SMALL + KNOWN)
+        self.assertEqual(s.known_as("livelocked", "blocked_path_released"), "blocked")
+        self.assertIsNone(s.known_as("livelocked", "paths_take_requests"))
+        self.assertIsNone(s.known_as("corrupted", "blocked_path_released"))
+        self.assertIsNone(s.known_as("livelocked", None))
+        for bad in ('[known.x]\nverdict = "livelocked"\nkind = "k"\n',
+                    '[known.x]\nverdict = "clean"\nkind = "k"\ndoc = "d"\n',
+                    '[known.x]\nverdict = "livelocked"\nkind = ""\ndoc = "d"\n',
+                    '[known.x]\nverdict = "livelocked"\nkind = "k"\ndoc = "d"\nwhen = "x"\n'):
+            with self.subTest(bad=bad), self.assertRaises(explore.SpaceError):
+                space_of(SMALL + bad)
+
+    def test_the_projects_known_findings_name_a_write_up(self):
+        for name, k in explore.Space().known.items():
+            self.assertTrue(os.path.exists(os.path.join(TOP, k["doc"])), f"{name}: no {k['doc']}")
+
+    def campaign(self, results, stop_at_first=True, trials=12):
+        cmd = load_explore_command()
+        args = cmd.parse_args(["--stage", "stock", "--trials", str(trials), "--per-boot", "3", "--seed", "5"]
+                              + (["--stop-at-first"] if stop_at_first else []))
+
+        class Kernel:
+            label, release = "6.1 stock (fake)", "6.1.0-fake"
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "explore.json")
+            with open(os.devnull, "w") as null:
+                old, sys.stdout = sys.stdout, null
+                try:
+                    rc = cmd.run_campaign(FakeCampaign(results), space_of(SMALL + KNOWN), args, 5, Kernel(),
+                                          "6.1", path, d)
+                finally:
+                    sys.stdout = old
+            with open(path) as f:
+                import json
+                return rc, json.load(f)
+
+    def test_a_known_finding_is_counted_apart_and_the_campaign_goes_on(self):
+        rc, j = self.campaign({1: ("livelocked", "blocked_path_released"), 7: ("corrupted", None)})
+        self.assertEqual(rc, 1)
+        self.assertEqual([f["number"] for f in j["findings"]], [7])
+        self.assertEqual([(f["number"], f["known"]) for f in j["known_findings"]], [(1, "blocked")])
+        self.assertEqual(j["figures"]["known_findings"], {"blocked": 1})
+        self.assertEqual(j["figures"]["findings"], 1)
+        # It stopped at the boot of the new finding, not at the known one.
+        self.assertEqual(len(j["trials"]), 9)
+
+    def test_a_livelock_of_another_kind_is_a_finding(self):
+        rc, j = self.campaign({1: ("livelocked", "paths_take_requests"),
+                               2: ("livelocked", "blocked_path_not_released")})
+        self.assertEqual(rc, 1)
+        self.assertEqual([f["number"] for f in j["findings"]], [1, 2])
+        self.assertEqual(j["known_findings"], [])
+        self.assertEqual(len(j["trials"]), 3)
+
+    def test_a_campaign_of_known_findings_only_found_nothing_new(self):
+        rc, j = self.campaign({0: ("livelocked", "blocked_path_released")}, trials=6)
+        self.assertEqual(rc, 0)
+        self.assertEqual(j["findings"], [])
+        self.assertEqual(j["figures"]["first_finding_seconds"], None)
+        self.assertEqual(len(j["trials"]), 6)
+
+
 class CommandLineTest(unittest.TestCase):
     def explore(self, *args):
         return subprocess.run([os.path.join(TOP, "tests", "explore"), *args],

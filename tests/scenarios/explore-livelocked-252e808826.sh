@@ -30,37 +30,19 @@
 #
 # The verdict stands on the explorer's livelock signals; where the path is
 # blocked with nothing in flight, also on one direct read of the path (a
-# dispatch from outside the map) releasing the stuck flush.  On a stage
-# that refuses the flush's clone itself (ffe81d45322c) the path is not
-# blocked: that is the 2018 livelock, judged by the signals alone.
+# dispatch from outside the map) releasing the stuck flush (explore.sh's
+# ex_livelock_kind).  On a stage that refuses the flush clone itself
+# (ffe81d45322c) the path is not blocked: that is the 2018 livelock, judged
+# by the signals alone.
 
 # shellcheck source=tests/guest/explore.sh
 . /rqpath/explore.sh
 
 ex_on_livelock() {
-	for d in $EX_DISKS; do
-		n=${d##*/}
-		blocked=$(cat "/sys/block/$n/device/device_blocked")
-		busy=$(cat "/sys/block/$n/device/device_busy")
-		rq_detail "path_$n" "device_blocked $blocked, device_busy $busy while stuck"
-		if [ "$blocked" = 0 ] || [ "$busy" != 0 ]; then
-			# Stuck for another reason (a stage that refuses the
-			# flush's clone itself): the explorer's signals judge it.
-			rq_detail livelock_kind "not the blocked path: $n takes requests"
-			return 0
-		fi
-	done
-	# What the livelock watchdog makes of it, recorded only.
-	rqpathctl watch "$EX_TOP" --via trace --timeout 3 --json /tmp/ex-watch.json > /tmp/ex-watch.txt 2>&1
-	rq_detail watchdog "exit $?: $(jq -c '{verdict, stuck_request, error}' /tmp/ex-watch.json 2>/dev/null || tail -n 1 /tmp/ex-watch.txt)"
-	for d in $EX_DISKS; do
-		dd if="$d" of=/dev/null bs=4k count=1 iflag=direct 2> /dev/null || rq_fail "a direct read of ${d##*/} failed"
-	done
-	# The flush loop's end is long past: it exits once its flush is done.
-	released=0
-	rq_wait_pid "$side_pid" "$(rq_workload_seconds 10)" > /dev/null 2>&1 && released=1
-	rq_detail livelock_kind "the blocked path: one read of it released the flush ($released)"
-	rq_trigger explore released_by_one_read_of_the_path "$released" 1
+	case $EX_LIVELOCK_KIND in
+	blocked_path_released) rq_trigger explore released_by_one_read_of_the_path 1 1 ;;
+	blocked_path_not_released) rq_trigger explore released_by_one_read_of_the_path 0 1 ;;
+	esac
 }
 
 scenario_run() {

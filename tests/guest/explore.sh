@@ -98,6 +98,23 @@ ex_hba_serial() {
 	esac
 }
 
+# ex_sdebug_share_slots: scsi_debug's max_queue command slots are one pool
+# for all its hosts, but each host's can_queue is max_queue, so two paths
+# could send twice what it holds; a command over it is answered TASK SET
+# FULL with host byte DID_ABORT, an I/O error no real target would give.
+# Each path's queue depth is its share of the slots instead (one path
+# keeps the depth scsi_debug gives it).
+ex_sdebug_share_slots() {
+	[ "$EX_paths" -gt 1 ] || return 0
+	depth=$((EX_sd_queue / EX_paths))
+	[ "$depth" -ge 1 ] || depth=1
+	for d in $EX_DISKS; do
+		echo "$depth" > "/sys/block/${d##*/}/device/queue_depth" ||
+			{ rq_fail "cannot set ${d##*/}'s queue_depth to $depth"; return 1; }
+	done
+	rq_detail sdebug_queue_depth "$depth per path"
+}
+
 # ex_disks: EX_DISKS, the disks under the stack.
 ex_disks() {
 	case $EX_dev in
@@ -108,6 +125,7 @@ ex_disks() {
 		rq_wait 10 "scsi_debug disks" eval '[ "$(rq_scsi_debug_disks | wc -l)" -ge "$EX_paths" ]' ||
 			{ rq_fail "scsi_debug made fewer than $EX_paths disks"; return 1; }
 		EX_DISKS=$(rq_scsi_debug_disks | tr '\n' ' ')
+		ex_sdebug_share_slots || return 1
 		d=/sys/bus/pseudo/drivers/scsi_debug
 		[ "$EX_sd_busy" = none ] || echo "$EX_sd_nth" > $d/every_nth || { rq_fail "cannot set every_nth"; return 1; }
 		ex_sdebug_opts > $d/opts || { rq_fail "cannot set scsi_debug opts"; return 1; }

@@ -556,6 +556,56 @@ rq_finish clean""")
     def explore(self):
         return f". {self.dir}/explore.sh\n"
 
+    def scsi_devices(self, **disks):
+        """/sys/block/NAME/device/FILE for each NAME={FILE: value}."""
+        for name, files in disks.items():
+            dev = os.path.join(self.dir, "sys", "block", name, "device")
+            os.makedirs(dev, exist_ok=True)
+            for k, v in files.items():
+                with open(os.path.join(dev, k), "w") as f:
+                    f.write(f"{v}\n")
+
+    def device_file(self, name, key):
+        with open(os.path.join(self.dir, "sys", "block", name, "device", key)) as f:
+            return f.read().strip()
+
+    def test_two_scsi_debug_paths_share_its_command_slots(self):
+        # scsi_debug's max_queue slots are one pool for both hosts: each
+        # path gets half, or commands over it end as DID_ABORT I/O errors.
+        for paths, queue, want in ((2, 4, "2"), (2, 192, "96"), (1, 4, "7")):
+            with self.subTest(paths=paths, queue=queue):
+                self.scsi_devices(sda={"queue_depth": 7}, sdb={"queue_depth": 7})
+                _, output = self.run_guest(self.explore() + (
+                    f"EX_DISKS='/dev/sda /dev/sdb' EX_paths={paths} EX_sd_queue={queue}\n"
+                    "ex_sdebug_share_slots || echo FAILED\nrq_trigger t f 1 1\nrq_finish clean"))
+                self.assertNotIn("FAILED", output)
+                self.assertEqual([self.device_file(n, "queue_depth") for n in ("sda", "sdb")], [want, want])
+
+    def livelock_kind(self, released, **paths):
+        """ex_livelock_kind over PATHS (name -> (device_blocked,
+        device_busy)), whose stuck pid exits once every path was read
+        when RELEASED; the kind, and the paths that were read."""
+        self.scsi_devices(**{n: {"device_blocked": b, "device_busy": busy} for n, (b, busy) in paths.items()})
+        disks = " ".join(f"/dev/{n}" for n in paths)
+        _, output = self.run_guest(self.explore() + (
+            f"EX_DISKS='{disks}' EX_TOP=/dev/dm-0\n"
+            "rqpathctl() { echo '{}' > \"$5\"; return 4; }\n"
+            'dd() { echo "READ ${1#if=}"; }\n'
+            f"rq_wait_pid() {{ return {0 if released else 124}; }}\n"
+            "ex_livelock_kind 123\necho KIND $EX_LIVELOCK_KIND\nrq_trigger t f 1 1\nrq_finish clean"))
+        return re.search(r"KIND (\S+)", output).group(1), re.findall(r"READ (\S+)", output)
+
+    def test_a_livelock_is_told_apart_by_what_its_paths_show(self):
+        self.assertEqual(self.livelock_kind(True, sda=(1, 0)), ("blocked_path_released", ["/dev/sda"]))
+        self.assertEqual(self.livelock_kind(False, sda=(1, 0)), ("blocked_path_not_released", ["/dev/sda"]))
+        # A path that takes requests, or one with requests in flight: the
+        # stack itself hands the operation back, and nothing is read.
+        self.assertEqual(self.livelock_kind(True, sda=(0, 0)), ("paths_take_requests", []))
+        self.assertEqual(self.livelock_kind(True, sda=(1, 3)), ("paths_take_requests", []))
+        self.assertEqual(self.livelock_kind(True, sda=(1, 0), sdb=(0, 0)), ("paths_take_requests", []))
+        self.assertEqual(self.livelock_kind(True, sda=(1, 0), sdb=(2, 0)),
+                         ("blocked_path_released", ["/dev/sda", "/dev/sdb"]))
+
     # --- plug-discard-virtio: which path a plug took, from its block trace ----
 
     def plug_path(self, events):

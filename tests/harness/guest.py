@@ -6,7 +6,9 @@ a directory of its own, out/logs/TAG/, which also holds a script that
 replays it by hand.  The boot's results are classified from what the guest
 reported, what the console shows and how QEMU ended; a scenario that did
 not start because an earlier one made the guest unusable is handed back to
-the scheduler, which boots again for it.
+the scheduler, which boots again for it.  A guest that hung before init
+without a word from the kernel is booted once more (Boot.run), and every
+result of the boot says so.
 
 Nothing here touches the host kernel: kernels and modules only ever run
 inside qemu-system-x86_64.
@@ -106,6 +108,11 @@ BOOT_DEADLINE = 90
 CHECK_DEADLINE = 90
 # Seconds to wait for RQPATH-DONE and the reset after the last scenario.
 END_GRACE = 20
+# Why the harness killed a guest that never printed RQPATH-BOOTED.
+NEVER_REACHED_INIT = "the guest never reached init"
+NEVER_REACHED_INIT_TWICE = "the guest never reached init, on both attempts"
+# How much of the console's last line a retried boot's results quote.
+STOPPED_AT_CHARS = 160
 
 # The process groups of the QEMUs running now.  Boots run in worker
 # threads, whose cleanup never runs when the harness itself is stopped:
@@ -270,11 +277,18 @@ class Boot:
         self.on_result = on_result or (lambda r: None)
         self.extra_append = list(extra_append)
         self.boot_deadline = boot_deadline * slowdown
-        self.states = [ScenarioState(s) for s in scenarios]
+        self.seconds = 0            # host seconds of the whole boot, every attempt
+        self.retried = None         # what happened to the first attempt, if it was retried
+        self._start_afresh()
+
+    def _start_afresh(self):
+        """Everything one QEMU run learns, as before it starts.  The one
+        place it is set, so that a retry cannot inherit any of it."""
+        self.states = [ScenarioState(s) for s in self.scenarios]
         self.pending = []
+        self.started = None         # host monotonic time QEMU started
         self.exit_code = None
         self.killed_by = None       # why the harness stopped QEMU, if it did
-        self.seconds = 0
         self.boot_seconds = None    # host seconds until RQPATH-BOOTED
         self.booted = False
         self.done = False
@@ -343,15 +357,41 @@ class Boot:
     # --- running --------------------------------------------------------------
 
     def run(self):
-        """Boot, follow the guest until it is done or stuck; never leak QEMU."""
+        """Boot, follow the guest until it is done or stuck; never leak QEMU.
+
+        Under TCG a guest now and then hangs early in the kernel's boot
+        and the same kernel boots at once the next time: an emulator's
+        flake, which would otherwise fail every scenario of the boot.  So
+        a first attempt that hung before init with nothing wrong on its
+        console is booted once more, from scratch; its logs stay beside
+        the second's and every result of the boot names what happened."""
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
+        if self.shell:
+            with tempfile.TemporaryDirectory(prefix="rqpath-boot-") as workdir:
+                return subprocess.call(self._prepare(workdir))
         start = time.monotonic()
+        self._attempt()
+        if self._hung_quietly_before_init():
+            self.retried = f"first attempt never reached init ({self._console_stopped_at()})"
+            self._set_aside_first_attempt()
+            self._start_afresh()
+            self._attempt()
+        self.seconds = time.monotonic() - start
+        return self.classify()
+
+    def _prepare(self, workdir):
+        """The command line, with its disk images made in WORKDIR and its
+        replay script written."""
+        cmd = self.command(workdir)
+        self.write_replay(cmd, workdir)
+        return cmd
+
+    def _attempt(self):
+        """One QEMU run, with fresh disk images, followed to its end."""
         with tempfile.TemporaryDirectory(prefix="rqpath-boot-") as workdir:
-            cmd = self.command(workdir)
-            self.write_replay(cmd, workdir)
-            if self.shell:
-                return subprocess.call(cmd)
+            cmd = self._prepare(workdir)
+            start = time.monotonic()
             with open(os.path.join(self.dir, "qemu.log"), "w") as qlog:
                 proc = subprocess.Popen(cmd, stdout=qlog, stderr=subprocess.STDOUT,
                                         start_new_session=True)
@@ -364,8 +404,34 @@ class Boot:
                 proc.wait()
                 RUNNING.discard(proc.pid)
             self.exit_code = proc.returncode
-        self.seconds = time.monotonic() - start
-        return self.classify()
+
+    def _hung_quietly_before_init(self):
+        """Whether the attempt is the emulator's flake a retry is for: the
+        harness killed a guest that never reached init (a QEMU that exited
+        by itself, a broken command line, is no hang), and the kernel
+        reported nothing (a panic or a warning before init is the kernel's
+        own result).  Never on a retry: a boot gets one."""
+        if self.retried is not None or self.killed_by != NEVER_REACHED_INIT:
+            return False
+        crash, _, unowned = self._console_reports()
+        return crash is None and not unowned
+
+    def _console_stopped_at(self):
+        """Where the console stopped: its last line, which is where to look
+        first in the log the retry keeps."""
+        lines = [line.strip() for line in self._read(self.console).splitlines() if line.strip()]
+        if not lines:
+            return "the console is empty"
+        return f"console stopped at: {lines[-1][:STOPPED_AT_CHARS]}"
+
+    def _set_aside_first_attempt(self):
+        """The first attempt's logs under names of their own: the second
+        attempt writes fresh ones, and the first's are what a flake left
+        to read."""
+        for name in ("console", "qemu", "results"):
+            path = os.path.join(self.dir, f"{name}.log")
+            if os.path.exists(path):
+                os.replace(path, os.path.join(self.dir, f"{name}-attempt1.log"))
 
     def _follow(self, proc, start):
         offset = 0
@@ -410,7 +476,7 @@ class Boot:
     def _deadline_reason(self):
         running = self._running()
         if not self.booted:
-            return "the guest never reached init"
+            return NEVER_REACHED_INIT_TWICE if self.retried else NEVER_REACHED_INIT
         if running is None:
             return "no scenario running and no end"
         st = running
@@ -569,6 +635,8 @@ class Boot:
         return self.stopped is not None and self.stopped[0] == st.scenario.name and "cleanup" not in self.stopped[1]
 
     def _result(self, st, verdict, seconds, details, timing=None):
+        if self.retried:
+            details = dict(details, boot_retried=self.retried)
         k = self.kernel
         return {"tree": k.tree, "variant": k.variant, "stage": k.stage, "kernel": k.release,
                 "scenario": st.scenario.name, "verdict": verdict, "seconds": seconds,
@@ -656,7 +724,7 @@ class Boot:
                 "to_init": self.boot_seconds,
                 "scenarios": [st.scenario.name for st in self.states if st.started_at is not None],
                 "stopped": self.stopped[1] if self.stopped else None,
-                "killed": self.killed_by}
+                "killed": self.killed_by, "retried": self.retried}
 
 
 def probe_accel(kernel):

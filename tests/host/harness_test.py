@@ -24,11 +24,19 @@ sys.path.insert(0, os.path.join(TOP, "tests"))
 FAKE_QEMU = textwrap.dedent("""\
     #!/usr/bin/env python3
     # A stand-in for qemu-system-x86_64: writes the script's lines to the
-    # files named by -serial file:..., in order, then exits.
+    # files named by -serial file:..., in order, then exits.  A plan with
+    # "attempts" is one plan per run (the last for any run after them);
+    # every run adds a line to FAKE_PLAN.runs.
     import json, os, sys, time
     args = sys.argv[1:]
     serials = [a[5:] for i, a in enumerate(args) if i and args[i - 1] == "-serial" and a.startswith("file:")]
     plan = json.load(open(os.environ["FAKE_PLAN"]))
+    with open(os.environ["FAKE_PLAN"] + ".runs", "a+") as runs:
+        runs.write("run\\n")
+        runs.seek(0)
+        run = len(runs.readlines())
+    if "attempts" in plan:
+        plan = plan["attempts"][min(run, len(plan["attempts"])) - 1]
     files = {"console": open(serials[0], "a"), "results": open(serials[1], "a")}
     for step in plan.get("lines", []):
         if "sleep" in step:
@@ -90,16 +98,24 @@ class HarnessTest(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def boot(self, plan, names=("a", "b"), timeout=30, tag="t", accel="tcg", on_result=None):
+    def boot(self, plan, names=("a", "b"), timeout=30, tag="t", accel="tcg", on_result=None,
+             boot_deadline=10):
         path = os.path.join(self.dir, "plan.json")
         with open(path, "w") as f:
             json.dump(plan, f)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path + ".runs")
         os.environ["FAKE_PLAN"] = path
         scenarios = [self.guest.Scenario(n, timeout, []) for n in names]
-        b = self.guest.Boot(FakeKernel(), scenarios, accel, self.logdir, tag, boot_deadline=10,
+        b = self.guest.Boot(FakeKernel(), scenarios, accel, self.logdir, tag, boot_deadline=boot_deadline,
                             on_result=on_result)
         results = b.run()
         return {r["scenario"]: r for r in results}, b
+
+    def qemu_runs(self):
+        """How many times the fake QEMU ran for the last boot()."""
+        with open(os.path.join(self.dir, "plan.json.runs")) as f:
+            return len(f.readlines())
 
     def booted(self):
         return [{"to": "results", "line": "RQPATH-BOOTED stage=stock kernel=x cpus=2 t=1.0"}]
@@ -109,6 +125,8 @@ class HarnessTest(unittest.TestCase):
                            + [{"to": "results", "line": "RQPATH-DONE"}]})
         self.assertEqual([rs["a"]["verdict"], rs["b"]["verdict"]], ["clean", "clean"])
         self.assertIn("cleanup", rs["a"]["timing"])
+        self.assertNotIn("boot_retried", rs["a"]["details"])
+        self.assertIsNone(b.timing()["retried"])
 
     def test_stale_results_are_not_replayed(self):
         """A passing boot, then one whose QEMU fails at once: error, not the
@@ -303,6 +321,104 @@ class HarnessTest(unittest.TestCase):
         rs, _ = self.boot({"lines": [], "hang": True})
         self.assertEqual(rs["a"]["verdict"], "error")
         self.assertIn("did not boot", rs["a"]["details"]["reason"])
+
+    # A TCG guest that hung early: the kernel's first lines, then nothing.
+    EARLY_HANG = [{"to": "console", "line": "[    0.000000] Linux version 6.12.0-fake"},
+                  {"to": "console", "line": "[    0.412345] MTRR map: 4 entries (3 fixed + 1 variable; max 19),"
+                                            " built from 8 variable MTRRs\r"}]
+    STOPPED_AT = "[    0.412345] MTRR map: 4 entries (3 fixed + 1 variable; max 19), built from 8 variable MTRRs"
+
+    def test_a_boot_that_hung_before_init_is_booted_again(self):
+        """An emulator's flake: the first attempt hangs quietly before
+        init, the second boots.  The verdicts are the second attempt's,
+        each saying the boot was retried and where the first stopped, and
+        the first attempt's logs stay beside the second's."""
+        heard = []
+        second = self.booted() + ok_scenario("a") + ok_scenario("b")[:2] + [
+            {"to": "results", "line": result_line("b", "corrupted")}] + ok_scenario("b")[3:] + [
+            {"to": "results", "line": "RQPATH-DONE"}]
+        rs, b = self.boot({"attempts": [{"lines": self.EARLY_HANG, "hang": True}, {"lines": second}]},
+                          boot_deadline=2, on_result=heard.append)
+        self.assertEqual(self.qemu_runs(), 2)
+        self.assertEqual([rs["a"]["verdict"], rs["b"]["verdict"]], ["clean", "corrupted"])
+        retried = f"first attempt never reached init (console stopped at: {self.STOPPED_AT})"
+        for r in list(rs.values()) + heard:
+            self.assertEqual(r["details"]["boot_retried"], retried, r["scenario"])
+        self.assertEqual(sorted(r["scenario"] for r in heard), ["a", "b"])
+        timing = b.timing()
+        self.assertEqual(timing["retried"], retried)
+        self.assertIsNone(timing["killed"])
+        self.assertLess(timing["to_init"], 2, "seconds to init counted from the first attempt's start")
+        with open(os.path.join(b.dir, "console-attempt1.log")) as f:
+            self.assertIn("MTRR map", f.read())
+        self.assertTrue(os.path.exists(os.path.join(b.dir, "qemu-attempt1.log")))
+        with open(b.console) as f:
+            self.assertNotIn("MTRR map", f.read())
+
+    def test_a_boot_that_hangs_before_init_twice_is_an_error(self):
+        rs, b = self.boot({"lines": self.EARLY_HANG, "hang": True}, boot_deadline=2)
+        self.assertEqual(self.qemu_runs(), 2)
+        for r in rs.values():
+            self.assertEqual(r["verdict"], "error")
+            self.assertIn("did not boot", r["details"]["reason"])
+            self.assertIn("both attempts", r["details"]["reason"])
+            self.assertIn("first attempt never reached init", r["details"]["boot_retried"])
+        self.assertIn("both attempts", b.timing()["killed"])
+
+    def test_a_kernel_report_before_init_is_not_retried(self):
+        """A panic (or any report) before init, then the guest hangs: the
+        kernel's own result, not the emulator's flake."""
+        for report, verdict in (("[    0.5] Kernel panic - not syncing: VFS: Unable to mount root fs", "crashed"),
+                                ("[    0.5] WARNING: CPU: 0 PID: 1 at arch/x86/kernel/x.c:1 y", "warned")):
+            rs, b = self.boot({"lines": self.EARLY_HANG + [{"to": "console", "line": report}], "hang": True},
+                              boot_deadline=2)
+            self.assertEqual(self.qemu_runs(), 1, report)
+            for r in rs.values():
+                self.assertEqual(r["verdict"], verdict, report)
+                self.assertNotIn("boot_retried", r["details"])
+
+    def test_a_qemu_that_exits_before_init_is_not_retried(self):
+        """A QEMU that fails (a broken command line) or ends by itself
+        before init is not the hang a retry is for."""
+        for exit_code, reason in ((1, "QEMU exited with status 1"), (0, "no boot marker")):
+            rs, b = self.boot({"lines": self.EARLY_HANG, "exit": exit_code}, boot_deadline=2)
+            self.assertEqual(self.qemu_runs(), 1, reason)
+            for r in rs.values():
+                self.assertEqual(r["verdict"], "error", reason)
+                self.assertIn(reason, r["details"]["reason"])
+                self.assertNotIn("boot_retried", r["details"])
+            self.assertIsNone(b.timing()["retried"])
+
+    def test_a_fresh_attempt_keeps_nothing_of_the_last(self):
+        """Whatever a run learnt (booted, scenario states, why it was
+        killed, the handed-back scenarios, ...) is forgotten before the
+        retry: after _start_afresh the boot is as one that never ran."""
+        plan = os.path.join(self.dir, "plan.json")
+        lines = self.booted() + ok_scenario("a") + [
+            {"to": "results", "line": "RQPATH-STOP a the guest is unusable"},
+            {"to": "results", "line": "RQPATH-DONE"}]
+        with open(plan, "w") as f:
+            json.dump({"lines": lines, "hang": True}, f)
+        os.environ["FAKE_PLAN"] = plan
+        kernel, scenarios = FakeKernel(), [self.guest.Scenario("a", 30, ["virtio-disk"]),
+                                           self.guest.Scenario("b", 30, [])]
+
+        def new_boot():
+            return self.guest.Boot(kernel, scenarios, "tcg", self.logdir, "t", boot_deadline=10,
+                                   on_result=print)
+
+        def state(b):
+            # What a boot, not one attempt, keeps.
+            per_boot = ("seconds", "retried")
+            return {k: [vars(st) for st in v] if k == "states" else v
+                    for k, v in vars(b).items() if k not in per_boot}
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            b = new_boot()
+            b.run()
+        self.assertTrue(b.booted and b.done and b.stopped and b.pending and b.killed_by and b.hardware_images)
+        b._start_afresh()
+        self.assertEqual(state(b), state(new_boot()))
 
     def test_the_guest_is_told_the_slowdown(self):
         """A debug kernel's time-bounded workloads run as much longer as its

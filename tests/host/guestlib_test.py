@@ -589,7 +589,8 @@ rq_finish clean""")
         disks = " ".join(f"/dev/{n}" for n in paths)
         _, output = self.run_guest(self.explore() + (
             f"EX_DISKS='{disks}' EX_TOP=/dev/dm-0\n"
-            "rqpathctl() { echo '{}' > \"$5\"; return 4; }\n"
+            # The watch's JSON goes where its --json says, as the real one's.
+            'rqpathctl() { while [ $# -gt 1 ] && [ "$1" != --json ]; do shift; done; echo "{}" > "$2"; return 4; }\n'
             'dd() { echo "READ ${1#if=}"; }\n'
             f"rq_wait_pid() {{ return {0 if released else 124}; }}\n"
             "ex_livelock_kind 123\necho KIND $EX_LIVELOCK_KIND\nrq_trigger t f 1 1\nrq_finish clean"))

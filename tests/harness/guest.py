@@ -78,6 +78,9 @@ def verdict_object(text):
         return r, f"no verdict the harness knows ({r.get('verdict')!r})"
     if not all(isinstance(r.get(k) or {}, dict) for k in ("details", "timing")):
         return r, "details or timing not an object"
+    seconds = r.get("seconds")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))):
+        return r, "seconds not a number"
     return r, None
 
 

@@ -300,6 +300,20 @@ class HarnessTest(unittest.TestCase):
             self.assertIn(bad, rs["a"]["details"]["reason"])
             self.assertEqual(rs["b"]["verdict"], "clean")
 
+    def test_a_verdict_line_with_seconds_that_are_no_number_is_an_error(self):
+        """The matrix holds a result's seconds as a number or null
+        (model.Result): anything else from the guest is that scenario's
+        error, not a harness that stops without its matrix."""
+        for seconds in ('"12.5"', "true", "[]"):
+            bad = '{"scenario": "a", "verdict": "clean", "seconds": %s}' % seconds
+            lines = self.booted() + ok_scenario("a")[:2] + [
+                {"to": "results", "line": "RQPATH-RESULT " + bad}] + ok_scenario("a")[3:] + \
+                ok_scenario("b") + [{"to": "results", "line": "RQPATH-DONE"}]
+            rs, _ = self.boot({"lines": lines})
+            self.assertEqual(rs["a"]["verdict"], "error", bad)
+            self.assertIn("seconds", rs["a"]["details"]["reason"])
+            self.assertEqual(rs["b"]["verdict"], "clean")
+
     def test_a_check_without_a_verdict_is_an_error(self):
         """A CHECKED line for a scenario that sent no verdict is its error,
         naming the line; the boot goes on."""

@@ -14,13 +14,14 @@ import os
 import subprocess
 
 from .kernels import TOP, run_tool
+from .model import DETECTED
 from .scenarios import expected_verdicts
 
 # What each exported test expects, per stage, as a scenario header would say.
 TESTS = {
     "block/merge-prepared": {"summary": "a bio must never merge into a request that failed direct issue after "
                              "the driver prepared it (busy scsi_debug disk, scheduler none)",
-                  "default": ("clean",), "per_stage": {"6ce3dd6eec": ("corrupted", "violated")},
+                  "default": ("clean",), "per_stage": {"6ce3dd6eec": DETECTED},
                   "timeout": 150},
     "dm/mpath-busy-ops": {"summary": "discard, write-zeroes and flush through request-based dm-multipath over "
                           "a busy path complete",

@@ -10,10 +10,13 @@ where the guest seconds went, a plot of what the scenario's family records,
 the boot, and the raw details.
 
 The harness calls it after every run, so it must be quick and must never
-fail on a result: every key of a result is optional and any part of it may
-have the wrong type.  A part that cannot be drawn says so on the page
-(class "render-error") instead of breaking it.  Plots stop after a time
-budget (a note says which were left out; tests/report draws them all).
+fail on a result.  The matrix comes checked by model.load_matrix: its
+results have their keys, of their types.  What the guest recorded (a
+result's details and timing), the boots' records and the run's facts are
+free-form: any key of them may be missing or of the wrong type.  A part
+that cannot be drawn says so on the page (class "render-error") instead of
+breaking it.  Plots stop after a time budget (a note says which were left
+out; tests/report draws them all).
 
 time_profile() is also what tests/bench --only profile prints.
 """
@@ -27,6 +30,8 @@ import sys
 import time
 import warnings
 
+from . import model
+
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # The harness calls write_report at the end of every run: beyond this many
 # seconds of drawing, the remaining plots are left out (and say so).  A plot
@@ -34,14 +39,11 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 # the bad blocks, the livelocks' samples), so on a busy machine the plots
 # of results that are as expected and found no bug may be left out.
 PLOT_BUDGET_S = 4.0
-# The two verdicts that both mean "the bug was detected": expecting either
-# is an assertion, any other pair a measurement (as in report.py).
-DETECTED = {"corrupted", "violated"}
 PHASES = ("setup", "workload", "verify", "evidence", "cleanup")
 BAD_BLOCK_CLASSES = ("stale", "unwritten", "misplaced", "torn", "unfilled")
 
 
-# ---- tolerant access: any key may be missing or of the wrong type ---------------
+# ---- tolerant access to the free-form parts: any key may be missing or odd -------
 
 def as_dict(x):
     return x if isinstance(x, dict) else {}
@@ -88,22 +90,6 @@ def fmt_num(x, digits=2):
     return f"{n:.{digits}f}"
 
 
-def expected_of(r):
-    return [v for v in text(r.get("expected"), "clean").split("|") if v]
-
-
-def passed(r):
-    """The result's own pass flag; recomputed when it is missing."""
-    p = r.get("pass")
-    if isinstance(p, bool):
-        return p
-    return r.get("verdict") in expected_of(r)
-
-
-def is_measured(expected):
-    return len(expected) > 1 and set(expected) != DETECTED
-
-
 # ---- the time profile: where the guest seconds went ----------------------------------
 
 def result_phases(r):
@@ -118,7 +104,7 @@ def result_phases(r):
     is seconds + cleanup, what the scenario costs its boot.  Waits and
     sleeps happen inside the phases (tests/guest/lib.sh times them on
     their own): they are not added to anything."""
-    timing = as_dict(r.get("timing"))
+    timing = r.timing
     phases, waits, sleeps = {}, {}, {}
     for k, v in timing.items():
         s = number(v)
@@ -130,7 +116,7 @@ def result_phases(r):
             sleeps[k] = sleeps.get(k, 0.0) + s
         else:
             phases[k] = phases.get(k, 0.0) + s
-    seconds = number(r.get("seconds")) or 0.0
+    seconds = number(r.seconds) or 0.0
     cleanup = phases.get("cleanup", 0.0)
     before_verdict = sum(v for k, v in phases.items() if k != "cleanup")
     return {"phases": phases, "waits": waits, "sleeps": sleeps,
@@ -164,10 +150,9 @@ def wait_kind(key):
 
 
 def time_profile(matrix):
-    """Guest seconds of a matrix summed per scenario and per phase (every
-    wait: and sleep: key too), and the boots' seconds to init."""
-    results = [r for r in as_list(as_dict(matrix).get("results")) if isinstance(r, dict)]
-    boots = [b for b in as_list(as_dict(matrix).get("boots")) if isinstance(b, dict)]
+    """Guest seconds of a matrix (a model.Matrix) summed per scenario and per
+    phase (every wait: and sleep: key too), and the boots' seconds to init."""
+    results, boots = matrix.results, matrix.boots
     prof = {"results": len(results), "seconds": 0.0, "total": 0.0, "wall": 0.0, "phases": {}, "waits": {},
             "sleeps": {}, "outside": 0.0, "scenarios": {}, "boots": len(boots),
             "to_init": sum(number(b.get("to_init")) or 0.0 for b in boots),
@@ -183,14 +168,14 @@ def time_profile(matrix):
             for k, v in p[key].items():
                 kind = wait_kind(k)
                 prof[key][kind] = prof[key].get(kind, 0.0) + v
-        sc = prof["scenarios"].setdefault(text(r.get("scenario")), {
+        sc = prof["scenarios"].setdefault(r.scenario, {
             "results": 0, "seconds": 0.0, "total": 0.0, "phases": {}, "outside": 0.0, "per_stage": {}})
         sc["results"] += 1
         sc["seconds"] += p["seconds"]
         sc["total"] += p["total"]
         sc["outside"] += p["outside"]
         _add(sc["phases"], p["phases"])
-        sc["per_stage"].setdefault(text(r.get("stage")), []).append(p)
+        sc["per_stage"].setdefault(r.stage, []).append(p)
     return prof
 
 
@@ -692,9 +677,8 @@ def kv_table(facts):
 
 
 def section_boot(r, boots):
-    tag = r.get("boot")
-    b = as_dict(boots.get(tag)) if isinstance(tag, str) else {}
-    parts = [f"boot <code>{esc(text(tag, 'unknown'))}</code>"]
+    b = boots.get(r.boot, {})
+    parts = [f"boot <code>{esc(text(r.boot, 'unknown'))}</code>"]
     if b:
         parts.append(f"{fmt_num(b.get('seconds'), 1)} s host wall, init after {fmt_num(b.get('to_init'), 1)} s")
         names = [str(s) for s in as_list(b.get("scenarios"))]
@@ -709,15 +693,14 @@ def section_boot(r, boots):
 
 
 def result_block(r, boots, plots, n, of):
-    details = r.get("details")
-    d = as_dict(details)
-    ok = passed(r)
-    plots.priority = 1 if not ok or r.get("verdict") in ("corrupted", "violated", "livelocked") else 2
+    d = r.details
+    ok = r.passed
+    plots.priority = 1 if not ok or r.verdict in model.BUG_FOUND else 2
     head = (f'<h3>{"boot " + str(n) + " of " + str(of) + ": " if of > 1 else ""}'
-            f'{verdict_badge(r.get("verdict"))} '
+            f'{verdict_badge(r.verdict)} '
             f'<span class="{"ok" if ok else "bad"}">{"as expected" if ok else "NOT as expected"}</span> '
-            f'(expected {esc(text(r.get("expected"), "clean"))}), kernel {esc(text(r.get("kernel")))}, '
-            f'{fmt_num(r.get("seconds"))} guest s</h3>')
+            f'(expected {esc("|".join(r.expected))}), kernel {esc(text(r.kernel))}, '
+            f'{fmt_num(r.seconds)} guest s</h3>')
     parts = [head]
     reason = d.get("reason")
     if reason:
@@ -730,7 +713,7 @@ def result_block(r, boots, plots, n, of):
     parts.append(guarded("failover", section_failover, d, plots))
     parts.append(guarded("watchdog", section_watchdog, d))
     parts.append(guarded("timing", section_timing, r))
-    raw = json.dumps(details, indent=1, default=str)
+    raw = json.dumps(d, indent=1, default=str)
     parts.append(f'<details class="raw"><summary>raw details JSON ({len(raw) // 1024 + 1} KiB)</summary>'
                  f"<pre>{esc(raw)}</pre></details>")
     return '<div class="result">' + "".join(parts) + "</div>"
@@ -746,7 +729,7 @@ def guarded(what, fn, *args):
 # ---- the matrix -----------------------------------------------------------------------
 
 def cell_text(rs):
-    verdicts = [text(r.get("verdict"), "none") for r in rs]
+    verdicts = [r.verdict for r in rs]
     if len(set(verdicts)) == 1:
         return verdicts[0] + (f" {len(rs)}/{len(rs)}" if len(rs) > 1 else "")
     counts = {v: verdicts.count(v) for v in verdicts}
@@ -754,20 +737,20 @@ def cell_text(rs):
 
 
 def cell_class(rs):
-    if not all(passed(r) for r in rs):
+    if not all(r.passed for r in rs):
         return "fail"
-    return "measured" if is_measured(expected_of(rs[0])) else "ok"
+    return "measured" if model.is_measured(rs[0].expected) else "ok"
 
 
 def stage_order(matrix, results):
     order = []
-    for k in as_list(matrix.get("kernels")):
+    for k in as_list(matrix.meta.get("kernels")):
         st = as_dict(k).get("stage")
         if isinstance(st, str) and st not in order:
             order.append(st)
     for r in results:
-        if r["_stage"] not in order:
-            order.append(r["_stage"])
+        if r.stage not in order:
+            order.append(r.stage)
     return order
 
 
@@ -795,35 +778,22 @@ def scenario_summaries():
     return out
 
 
-def normalise(matrix):
-    """The results that can be placed in the matrix, with their place."""
-    out = []
-    for r in as_list(matrix.get("results")):
-        if not isinstance(r, dict):
-            continue
-        r = dict(r)
-        r["_tree"] = str(r.get("tree") or "?")
-        r["_variant"] = str(r.get("variant") or "normal")
-        r["_stage"] = str(r.get("stage") or r.get("kernel") or "?")
-        r["_scenario"] = str(r.get("scenario") or "?")
-        out.append(r)
-    return out
-
-
 def render_blocks(matrix, results, boots, plots, summaries):
+    """The blocks of the matrix, the cells' panels, and {(tree, variant,
+    scenario, stage): the id of the cell}."""
     stages_all = stage_order(matrix, results)
     blocks = {}
     for r in results:
-        blocks.setdefault((r["_tree"], r["_variant"]), []).append(r)
-    html_blocks, panels = [], []
+        blocks.setdefault((r.tree, r.variant), []).append(r)
+    html_blocks, panels, cell_ids = [], [], {}
     ncell = 0
     for (tree, variant) in sorted(blocks):
         rs = blocks[(tree, variant)]
-        stages = [s for s in stages_all if any(r["_stage"] == s for r in rs)]
+        stages = [s for s in stages_all if any(r.stage == s for r in rs)]
         cells = {}
         for r in rs:
-            cells.setdefault((r["_scenario"], r["_stage"]), []).append(r)
-        scenarios = sorted({r["_scenario"] for r in rs})
+            cells.setdefault((r.scenario, r.stage), []).append(r)
+        scenarios = sorted({r.scenario for r in rs})
         title = f"tree {tree}" + (" (debug kernels)" if variant == "debug" else "")
         rows = []
         for sc in scenarios:
@@ -835,12 +805,11 @@ def render_blocks(matrix, results, boots, plots, summaries):
                     continue
                 ncell += 1
                 cid = f"cell-{ncell}"
-                cr.sort(key=lambda r: str(r.get("boot")))
-                for r in cr:
-                    r["_cell"] = cid
+                cr.sort(key=lambda r: r.boot)
+                cell_ids[(tree, variant, sc, st)] = cid
                 cls = cell_class(cr)
                 label = cell_text(cr)
-                tip = f"{sc} on {st}: {label} (expected {text(cr[0].get('expected'), 'clean')})"
+                tip = f"{sc} on {st}: {label} (expected {'|'.join(cr[0].expected)})"
                 tds.append(f'<td><button type="button" class="cell {cls}" data-cell="{cid}" '
                            f'aria-controls="panel" title="{esc(tip)}">'
                            f'{"" if cls == "ok" else "~ " if cls == "measured" else "FAIL "}{esc(label)}</button></td>')
@@ -850,7 +819,7 @@ def render_blocks(matrix, results, boots, plots, summaries):
         html_blocks.append(f'<section class="block"><h2>{esc(title)}</h2><table class="matrix">'
                            f'<thead><tr><th>scenario \\ stage</th>{head}</tr></thead>'
                            f'<tbody>{"".join(rows)}</tbody></table></section>')
-    return "".join(html_blocks), "".join(panels)
+    return "".join(html_blocks), "".join(panels), cell_ids
 
 
 def cell_panel(cid, title, sc, st, rs, boots, plots, summary):
@@ -863,34 +832,35 @@ def cell_panel(cid, title, sc, st, rs, boots, plots, summary):
 
 def boots_overview(rs):
     """Several boots of one cell at a glance, before each in full."""
-    rows = [[str(i + 1), f"<code>{esc(text(r.get('boot'), '?'))}</code>", verdict_badge(r.get("verdict")),
-             fmt_num(r.get("seconds")), esc(str(as_dict(r.get("details")).get("reason", ""))[:160])]
+    rows = [[str(i + 1), f"<code>{esc(text(r.boot, '?'))}</code>", verdict_badge(r.verdict),
+             fmt_num(r.seconds), esc(str(r.details.get("reason", ""))[:160])]
             for i, r in enumerate(rs)]
     return table(["", "boot", "verdict", "guest s", "reason"], rows, "data")
 
 
-def render_header(matrix, results, source):
-    npass = sum(1 for r in results if passed(r))
+def render_header(matrix, results, source, cell_ids):
+    npass = sum(1 for r in results if r.passed)
+    meta = matrix.meta
     kernels = ", ".join(f"{esc(as_dict(k).get('tree', '?'))}/{esc(as_dict(k).get('stage', '?'))}"
                         + (" debug" if as_dict(k).get("variant") == "debug" else "")
-                        for k in as_list(matrix.get("kernels")))
-    timing = as_dict(matrix.get("timing"))
+                        for k in as_list(meta.get("kernels")))
+    timing = matrix.timing
     facts = [("results", f"{len(results)}: {npass} as expected, {len(results) - npass} not"),
              ("kernels", kernels or "-"),
-             ("accel", esc(matrix.get("accel", "?"))),
-             ("parallel guests x vCPUs", f"{esc(matrix.get('jobs', '?'))} x {esc(matrix.get('guest_cpus', '?'))}"),
-             ("shard", esc(matrix.get("shard")) if matrix.get("shard") else "-"),
+             ("accel", esc(meta.get("accel", "?"))),
+             ("parallel guests x vCPUs", f"{esc(meta.get('jobs', '?'))} x {esc(meta.get('guest_cpus', '?'))}"),
+             ("shard", esc(meta.get("shard")) if meta.get("shard") else "-"),
              ("build / boot seconds", f"{fmt_num(timing.get('build_seconds'), 1)} / "
               f"{fmt_num(timing.get('boot_seconds'), 1)} in {fmt_num(timing.get('boots'))} boots")]
     rows = "".join(f"<tr><th>{k}</th><td>{v}</td></tr>" for k, v in facts)
-    failed = [r for r in results if not passed(r)]
+    failed = [(r, cell_ids.get((r.tree, r.variant, r.scenario, r.stage), "")) for r in results if not r.passed]
     fail_list = ""
     if failed:
         items = "".join(
-            f'<li><a href="#{esc(r.get("_cell", ""))}" data-open="{esc(r.get("_cell", ""))}">'
-            f'{esc(r["_tree"])} {esc(r["_stage"])} <b>{esc(r["_scenario"])}</b></a>: '
-            f'{verdict_badge(r.get("verdict"))} (expected {esc(text(r.get("expected"), "clean"))}) '
-            f'{esc(str(as_dict(r.get("details")).get("reason", ""))[:200])}</li>' for r in failed)
+            f'<li><a href="#{esc(cid)}" data-open="{esc(cid)}">'
+            f'{esc(r.tree)} {esc(r.stage)} <b>{esc(r.scenario)}</b></a>: '
+            f'{verdict_badge(r.verdict)} (expected {esc("|".join(r.expected))}) '
+            f'{esc(str(r.details.get("reason", ""))[:200])}</li>' for r, cid in failed)
         fail_list = f'<h3>not as expected</h3><ul class="failed">{items}</ul>'
     return (f'<header><h1>rqpath matrix</h1><p class="source">from <code>{esc(source)}</code>, '
             f'report written {esc(time.strftime("%Y-%m-%d %H:%M:%S"))}</p>'
@@ -904,7 +874,7 @@ def render_header(matrix, results, source):
 def render_mutants(matrix):
     """The kill matrix of a --mutants run (tests/run, kill_matrix): a row
     per mutant, the cells that killed it and those that could not decide."""
-    trees = as_dict(matrix.get("mutants"))
+    trees = as_dict(matrix.meta.get("mutants"))
     rows = []
     for tree in sorted(trees):
         for name, e in sorted(as_dict(trees[tree]).items()):
@@ -1034,8 +1004,8 @@ def boots_of(matrix, logs_dir, page_dir):
     """{tag: boot}, each with `_logs`, the link from the page to the boot's
     directory of logs when that exists (out/logs/TAG/, next to matrix.json)."""
     boots = {}
-    for b in as_list(matrix.get("boots")):
-        if not isinstance(b, dict) or not isinstance(b.get("boot"), str):
+    for b in matrix.boots:
+        if not isinstance(b.get("boot"), str):
             continue
         b = dict(b)
         d = os.path.join(logs_dir, b["boot"]) if logs_dir else None
@@ -1046,16 +1016,16 @@ def boots_of(matrix, logs_dir, page_dir):
 
 
 def render_page(matrix, source, plot_budget_s=PLOT_BUDGET_S, logs_dir=None, page_dir=None):
-    """The whole page as a string (see write_report); logs_dir: where the
-    boots' logs are, page_dir: where the page goes (for links to them)."""
-    matrix = as_dict(matrix)
-    results = normalise(matrix)
+    """The whole page of MATRIX (a model.Matrix) as a string (see
+    write_report); logs_dir: where the boots' logs are, page_dir: where
+    the page goes (for links to them)."""
+    results = matrix.results
     boots = boots_of(matrix, logs_dir, page_dir)
     plots = Plots(plot_budget_s)
     profile = guarded("time profile", render_profile, matrix, plots)
-    blocks, panels = render_blocks(matrix, results, boots, plots, scenario_summaries())
+    blocks, panels, cell_ids = render_blocks(matrix, results, boots, plots, scenario_summaries())
     blocks += guarded("kill matrix", render_mutants, matrix)
-    header = render_header(matrix, results, source) + "\x00skipped\x00"
+    header = render_header(matrix, results, source, cell_ids) + "\x00skipped\x00"
     if not results:
         blocks = '<p class="note">no results in this matrix</p>'
     page = plots.render(page_text(results, header, blocks, profile, panels))
@@ -1076,20 +1046,16 @@ def page_text(results, header, blocks, profile, panels):
             f"{panels}</aside><script>{JS}</script></body></html>\n")
 
 
-def load_matrix(path):
-    with open(path) as f:
-        return json.load(f)
-
-
 def write_report(matrix_path, html_path, plot_budget_s=PLOT_BUDGET_S):
     """Read MATRIX_PATH (a matrix.json) and write the page to HTML_PATH
     (atomically: a reader never sees half a page).  Raises OSError or
-    ValueError only when the matrix cannot be read or the page not written;
-    whatever the results hold, the page is made.  plot_budget_s=None draws
+    ValueError only when the matrix cannot be read (model.MatrixError: a
+    file that is not a matrix of this schema) or the page not written;
+    whatever the details hold, the page is made.  plot_budget_s=None draws
     every plot."""
     d = os.path.dirname(os.path.abspath(html_path))
     logs = os.path.join(os.path.dirname(os.path.abspath(matrix_path)), "logs")
-    page = render_page(load_matrix(matrix_path), matrix_path, plot_budget_s, logs, d)
+    page = render_page(model.load_matrix(matrix_path), matrix_path, plot_budget_s, logs, d)
     os.makedirs(d, exist_ok=True)
     tmp = html_path + ".tmp"
     with open(tmp, "w") as f:

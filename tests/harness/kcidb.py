@@ -23,9 +23,13 @@ import subprocess
 import urllib.parse
 
 from .kernels import TOP, MUTANT_PREFIX
+from .model import Verdict
 
 ORIGIN = "rqpath"
 VERSION = {"major": 5, "minor": 3}
+# A result not as expected whose verdict says the scenario could not judge
+# the kernel; any other is the kernel's FAIL.
+NOT_JUDGED = {Verdict.ERROR: "ERROR", Verdict.SKIPPED: "SKIP"}
 
 
 def short_hash(*parts):
@@ -115,9 +119,9 @@ def status(r):
     error), SKIP when the kernel lacked what it needs, FAIL otherwise: the
     kernel did something the stage is not expected to (corrupted, hung,
     crashed, warned, or clean where the bug should show)."""
-    if r.get("pass"):
+    if r.passed:
         return "PASS"
-    return {"error": "ERROR", "skipped": "SKIP"}.get(r["verdict"], "FAIL")
+    return NOT_JUDGED.get(r.verdict, "FAIL")
 
 
 def evidence(details):
@@ -127,17 +131,16 @@ def evidence(details):
 
 
 def report(matrix, logs=None, compiler_name=None):
-    """The KCIDB report (a dict) of MATRIX, a tests/run JSON; LOGS: the
+    """The KCIDB report (a dict) of MATRIX, a model.Matrix; LOGS: the
     directory of its boots' logs (out/logs), for the tests' log URLs."""
-    results = matrix.get("results", [])
-    run_id = short_hash(json.dumps([(r.get("boot"), r.get("scenario"), r.get("seconds"))
-                                    for r in results], sort_keys=True))
-    accel = matrix.get("accel")
+    results = matrix.results
+    run_id = short_hash(json.dumps([(r.boot, r.scenario, r.seconds) for r in results], sort_keys=True))
+    accel = matrix.meta.get("accel")
     known = trees()
     checkouts, builds, tests = {}, {}, []
     cc = compiler_name if compiler_name is not None else compiler()
     for r in results:
-        tree, stage, variant = r.get("tree", "6.1"), r["stage"], r.get("variant", "normal")
+        tree, stage, variant = r.tree, r.stage, r.variant
         tarball = known.get(tree, (None, None))[0]
         ck = f"{ORIGIN}:{tree}-{short_hash(tree, tarball)}"
         if ck not in checkouts:
@@ -160,8 +163,8 @@ def report(matrix, logs=None, compiler_name=None):
                  "config_name": "rqpath" + ("-debug" if variant == "debug" else ""),
                  "status": "PASS",
                  "comment": f"{tree}/{stage}" + ("+debug" if variant == "debug" else "")
-                            + f" ({r.get('kernel', '?')})",
-                 "misc": {"tree": tree, "stage": stage, "variant": variant, "release": r.get("kernel"),
+                            + f" ({r.kernel or '?'})",
+                 "misc": {"tree": tree, "stage": stage, "variant": variant, "release": r.kernel,
                           "patches": [os.path.basename(p) for p in patches or []],
                           "config_fragment": "qemu/rqpath.config"},
                  "input_files": [{"name": os.path.basename(p), "url": file_url(p)}
@@ -170,24 +173,25 @@ def report(matrix, logs=None, compiler_name=None):
             if cc:
                 b["compiler"] = cc
             builds[bid] = b
-        fam, name = family(r["scenario"])
-        details = r.get("details") or {}
-        t = {"id": f"{bid}:{name}:{r.get('boot', '')}:{run_id}", "build_id": bid, "origin": ORIGIN,
+        fam, name = family(r.scenario)
+        details = r.details
+        expected = "|".join(r.expected)
+        t = {"id": f"{bid}:{name}:{r.boot}:{run_id}", "build_id": bid, "origin": ORIGIN,
              "path": f"rqpath.{fam}.{name}", "status": status(r),
-             "comment": f"{r['scenario']} on {tree}/{stage}: {r['verdict']} (expected {r.get('expected')})",
-             "environment": {"comment": f"QEMU q35, {accel or 'tcg'}, {matrix.get('guest_cpus', 2)} vCPUs",
-                             "misc": {"accel": accel, "boot": r.get("boot")}},
-             "misc": {"scenario": r["scenario"], "verdict": r["verdict"], "expected": r.get("expected"),
-                      "pass": bool(r.get("pass")), "boot": r.get("boot"), "kernel": r.get("kernel"),
-                      "timing": r.get("timing") or {}, **evidence(details)}}
-        if isinstance(r.get("seconds"), (int, float)):
-            t["duration"] = r["seconds"]
-        if r.get("lava"):
-            t["misc"]["lava"] = r["lava"]
+             "comment": f"{r.scenario} on {tree}/{stage}: {r.verdict} (expected {expected})",
+             "environment": {"comment": f"QEMU q35, {accel or 'tcg'}, {matrix.meta.get('guest_cpus', 2)} vCPUs",
+                             "misc": {"accel": accel, "boot": r.boot}},
+             "misc": {"scenario": r.scenario, "verdict": r.verdict.value, "expected": expected,
+                      "pass": r.passed, "boot": r.boot, "kernel": r.kernel,
+                      "timing": r.timing, **evidence(details)}}
+        if r.seconds is not None:
+            t["duration"] = r.seconds
+        if r.extra.get("lava"):
+            t["misc"]["lava"] = r.extra["lava"]
         if "reason" in details and isinstance(details["reason"], str):
             t["log_excerpt"] = details["reason"][:16000]
-        if logs and r.get("boot"):
-            console = os.path.join(logs, r["boot"], "console.log")
+        if logs and r.boot:
+            console = os.path.join(logs, r.boot, "console.log")
             t["log_url"] = file_url(console)
             t["output_files"] = [{"name": "console.log", "url": file_url(console)}]
         tests.append(t)

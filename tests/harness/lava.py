@@ -44,11 +44,12 @@ import urllib.parse
 
 from . import guest
 from .kernels import TOP, HarnessError
+from .model import Verdict
 
 SUITE = "rqpath"
 # The guest's verdicts as LAVA's results: pass/fail is filled per
 # scenario from what it expects; these never pass.
-LAVA_NEVER = {"skipped": "skip"}
+LAVA_NEVER = {Verdict.SKIPPED: "skip"}
 # What the qemu device type's template (lava-server's qemu.jinja2) puts on
 # every command line itself, and which the job therefore leaves out.
 TEMPLATE_OWNS = ("-m", "-monitor", "-display", "-serial")
@@ -185,7 +186,6 @@ def monitor(scenario, expected, last=False):
     last one reads on to the guest's DONE, so that the log holds what
     the kernel printed after the last check, as a local boot's console
     does."""
-    verdicts = guest.VERDICTS
     name = rx(scenario.name)
     return {
         "name": SUITE,
@@ -193,7 +193,7 @@ def monitor(scenario, expected, last=False):
         "end": rx(f"{PREFIX}RQPATH-DONE" if last else f"{PREFIX}RQPATH-CHECKED {scenario.name} "),
         "pattern": (rx(f'{PREFIX}RQPATH-RESULT {{"scenario":"') + f"(?P<test_case_id>{name})"
                     + '","stage":"[^"]*","verdict":"(?P<result>[a-z]+)"'),
-        "fixupdict": {v: "pass" if v in expected else LAVA_NEVER.get(v, "fail") for v in verdicts},
+        "fixupdict": {v.value: "pass" if v in expected else LAVA_NEVER.get(v, "fail") for v in Verdict},
     }
 
 
@@ -432,7 +432,7 @@ def replay(record, entries, logdir):
         b.killed_by = f"the LAVA job ended before the guest was done: {why}"
     results = b.classify()
     for st in b.pending:
-        results.append(b._result(guest.ScenarioState(st), "error", None, {
+        results.append(b._result(guest.ScenarioState(st), Verdict.ERROR.value, None, {
             "reason": f"not run: the guest stopped before it ({b.stopped[1] if b.stopped else b.killed_by}); "
                       "a LAVA job boots once, run it in a job of its own"}))
     for r in results:
@@ -462,7 +462,7 @@ def read_results(jobs_dir, logdir):
             for r in rs:
                 r["details"] = {"reason": f"no LAVA log of job {record['job']} "
                                           f"(results/{record['tag']}.yaml)"}
-                r["verdict"] = "error"
+                r["verdict"] = Verdict.ERROR.value
         results += rs
         boots.append(info)
     meta = {k: v for k, v in index.items() if k not in ("jobs", "prefix") and not k.startswith("_")}

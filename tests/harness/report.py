@@ -1,65 +1,54 @@
-"""The matrix: progress while it runs, the terminal table, out/matrix.json,
-and the join of several shards' JSON into one matrix."""
+"""The matrix: progress while it runs, the terminal table, and the join of
+several shards' matrices into one (model.py reads and writes them)."""
 
-import json
 import os
 import sys
 import threading
 import time
 
-# Verdicts that can be expected; warned, hung, crashed, error and skipped
-# never pass.
-DETECTED = ("corrupted", "violated")
-
-
-def passes(result, expected):
-    return result["verdict"] in expected
-
-
-def kernel_key(r):
-    return (r.get("tree", "6.1"), r.get("variant", "normal"))
+from . import model
 
 
 def block_name(tree, variant):
     return f"tree {tree}" + (" (debug kernels)" if variant == "debug" else "")
 
 
+def verdict_counts(verdicts):
+    """'clean', 'corrupted 10/10', or 'clean 1/2 corrupted 1/2': the
+    verdicts of one cell's boots."""
+    if len(set(verdicts)) == 1:
+        return verdicts[0] + (f" {len(verdicts)}/{len(verdicts)}" if len(verdicts) > 1 else "")
+    return " ".join(f"{v} {verdicts.count(v)}/{len(verdicts)}" for v in sorted(set(verdicts)))
+
+
 def cell(results, expected):
     """'clean' / 'corrupted 10/10' with a mark: ok, FAIL, or ~ for measured."""
-    verdicts = [r["verdict"] for r in results]
-    ok = all(v in expected for v in verdicts)
-    if len(set(verdicts)) == 1:
-        text = verdicts[0]
-        if len(verdicts) > 1:
-            text += f" {len(verdicts)}/{len(verdicts)}"
-    else:
-        counts = {v: verdicts.count(v) for v in sorted(set(verdicts))}
-        text = " ".join(f"{v} {n}/{len(verdicts)}" for v, n in counts.items())
-    if not ok:
+    verdicts = [r.verdict for r in results]
+    text = verdict_counts(verdicts)
+    if not all(v in expected for v in verdicts):
         return f"FAIL {text} (want {'|'.join(expected)})"
     # Either way the bug was detected: an assertion, not a measurement.
-    measured = len(expected) > 1 and set(expected) != set(DETECTED)
-    return f"{'~' if measured else 'ok'} {text}"
+    return f"{'~' if model.is_measured(expected) else 'ok'} {text}"
 
 
 def print_matrix(results, order, out=sys.stdout):
     """One block per tree (and variant): scenarios down, stages across.
-    ORDER: scenario names in the order to print them."""
+    RESULTS: model.Results; ORDER: scenario names in the order to print them."""
     blocks = {}
     for r in results:
-        blocks.setdefault(kernel_key(r), []).append(r)
+        blocks.setdefault((r.tree, r.variant), []).append(r)
     for key in sorted(blocks):
         rs = blocks[key]
         stages = []
         for r in rs:
-            if r["stage"] not in stages:
-                stages.append(r["stage"])
+            if r.stage not in stages:
+                stages.append(r.stage)
         by_cell = {}
         for r in rs:
-            by_cell.setdefault((r["scenario"], r["stage"]), []).append(r)
+            by_cell.setdefault((r.scenario, r.stage), []).append(r)
         names = [n for n in order if any((n, st) in by_cell for st in stages)]
-        names += sorted({r["scenario"] for r in rs} - set(names))
-        cells = {c: cell(v, v[0]["expected"].split("|")) for c, v in by_cell.items()}
+        names += sorted({r.scenario for r in rs} - set(names))
+        cells = {c: cell(v, v[0].expected) for c, v in by_cell.items()}
         title = block_name(*key) + ": scenario \\ stage"
         w0 = max([len(title)] + [len(n) for n in names])
         widths = [max([len(st)] + [len(cells.get((n, st), "")) for n in names]) for st in stages]
@@ -78,8 +67,8 @@ def print_evidence(results, out=sys.stdout):
     """The trigger counts behind every verdict, one line per result."""
     rows = []
     for r in results:
-        t = (r.get("details") or {}).get("trigger")
-        o = (r.get("details") or {}).get("oracle")
+        t = r.details.get("trigger")
+        o = r.details.get("oracle")
         if not isinstance(t, dict) and not isinstance(o, dict):
             continue
         parts = []
@@ -90,7 +79,7 @@ def print_evidence(results, out=sys.stdout):
         if isinstance(o, dict):
             parts.append(f"oracle: {o.get('count', 0)} violations in "
                          f"{o.get('front_merges', 0)}+{o.get('back_merges', 0)} merges")
-        rows.append((r.get("tree", ""), r["stage"], r["scenario"], r["verdict"], "; ".join(parts)))
+        rows.append((r.tree, r.stage, r.scenario, r.verdict, "; ".join(parts)))
     if not rows:
         return
     print("\ntrigger evidence (count! = below its minimum):", file=out)
@@ -98,38 +87,24 @@ def print_evidence(results, out=sys.stdout):
         print(f"  {row[0]:5} {row[1]:14} {row[2]:38} {row[3]:10} {row[4]}", file=out)
 
 
-def write_json(path, meta, results, timing, boots):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump(dict(meta, timing=timing, boots=boots, results=results), f, indent=1)
-        f.write("\n")
-    os.rename(path + ".tmp", path)
-
-
 def merge(paths):
-    """Several runs' (shards') JSON as one: meta of the first, every result
-    and boot, timings added up.  ValueError names a file that is missing or
-    is not a run's JSON."""
-    meta, results, boots, timing = None, [], [], {}
+    """Several runs' (shards') matrices as one model.Matrix: the facts of
+    the first, every result and boot, timings added up.  ValueError names
+    a file that is missing or is not a matrix of this schema."""
+    parts = []
     for p in paths:
         try:
-            with open(p) as f:
-                d = json.load(f)
-        except FileNotFoundError:
-            raise ValueError(f"--merge {p}: no such file")
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"--merge {p}: not the JSON of a tests/run ({e})")
-        if not isinstance(d, dict) or not isinstance(d.get("results"), list):
-            raise ValueError(f"--merge {p}: not the JSON of a tests/run (no results list)")
-        if meta is None:
-            meta = {k: v for k, v in d.items() if k not in ("results", "boots", "timing")}
-        results += d.get("results", [])
-        boots += d.get("boots", [])
-        for k, v in (d.get("timing") or {}).items():
+            parts.append(model.load_matrix(p))
+        except model.MatrixError as e:
+            raise ValueError(f"--merge {e}")
+    timing = {}
+    for m in parts:
+        for k, v in m.timing.items():
             if isinstance(v, (int, float)):
                 timing[k] = round(timing.get(k, 0) + v, 1)
-    meta = dict(meta or {}, merged_from=[os.path.basename(p) for p in paths])
-    return meta, results, timing, boots
+    return model.Matrix(results=[r for m in parts for r in m.results], boots=[b for m in parts for b in m.boots],
+                        timing=timing,
+                        meta=dict(parts[0].meta, merged_from=[os.path.basename(p) for p in paths]))
 
 
 class Progress:

@@ -22,22 +22,10 @@ every tree.
 import os
 import re
 
-# clean       the trigger fired and nothing broke
-# corrupted   data was lost or wrong (bad blocks, verify failures, fsck damage)
-# violated    the merge invariant broke (a bio merged into a prepared
-#             request), but no data loss was seen
-# livelocked  an operation can never complete, and every signal agrees
-# warned      the kernel logged a report the scenario does not expect
-#             (WARNING, BUG, KASAN, lockdep, kmemleak, a hung task)
-# hung        no verdict before the scenario's timeout
-# crashed     oops or panic on the console
-# error       the scenario or the harness could not do its job, or the
-#             trigger did not fire
-# skipped     the kernel lacks what the scenario needs (the reason says what)
-# Only the first four can be expected; the others never pass.
-VERDICTS = ("clean", "corrupted", "violated", "livelocked", "warned", "hung", "crashed", "error",
-            "skipped")
-EXPECTABLE = ("clean", "corrupted", "violated", "livelocked")
+from .model import EXPECTABLE, Verdict
+
+# The verdicts are model.py's; guest.py checks the guest's against VERDICTS.
+VERDICTS = tuple(Verdict)
 HEADER = re.compile(r"^#\s*([a-z ]+):\s*(.*?)\s*$")
 
 

@@ -10,9 +10,12 @@ import importlib.machinery
 import importlib.util
 import io
 import os
+import sys
 import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests"))
+from harness import model  # noqa: E402
 
 
 def load_bench():
@@ -28,10 +31,12 @@ bench = load_bench()
 
 
 def result(stage, verdict, verified, busy=400):
-    return {"tree": "6.1", "scenario": "corruption-targeted", "stage": stage, "verdict": verdict,
-            "details": {"trigger": {"family": "corruption",
-                                    "counts": {"busy_requeues": busy, "blocks_verified": verified},
-                                    "minimum": {"busy_requeues": 20, "blocks_verified": 30000}}}}
+    return model.Result.from_json(
+        {"tree": "6.1", "variant": "normal", "stage": stage, "kernel": "6.1.0", "scenario": "corruption-targeted",
+         "verdict": verdict, "seconds": 30.0, "timing": {}, "boot": "b", "expected": verdict, "pass": True,
+         "details": {"trigger": {"family": "corruption",
+                                 "counts": {"busy_requeues": busy, "blocks_verified": verified},
+                                 "minimum": {"busy_requeues": 20, "blocks_verified": 30000}}}}, "test")
 
 
 class FakeRunner:
@@ -39,7 +44,7 @@ class FakeRunner:
         self.results = results
 
     def run(self, name, args, env=None):
-        return {"results": self.results}, 1.0
+        return model.Matrix(results=self.results, boots=[], timing={}, meta={}), 1.0
 
 
 class Args:

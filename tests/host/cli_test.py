@@ -146,7 +146,7 @@ class UsageTest(unittest.TestCase):
 
     def test_merge_of_what_is_not_a_run(self):
         self.usage("--merge", "/no/such.json", says="--merge /no/such.json: no such file")
-        self.usage("--merge", RUN, says=f"--merge {RUN}: not the JSON of a tests/run")
+        self.usage("--merge", RUN, says=f"--merge {RUN}: not JSON, so not a matrix of tests/run")
 
     def test_scenario_at_unknown_stage(self):
         self.usage("--scenario", "smoke@nosuch", "--list", says="unknown stage nosuch in --scenario")
@@ -330,7 +330,7 @@ class BisectStatusTest(unittest.TestCase):
         spec = importlib.util.spec_from_loader("tests_run", loader)
         mod = importlib.util.module_from_spec(spec)
         loader.exec_module(mod)
-        return mod.bisect_status([{"verdict": v} for v in verdicts])
+        return mod.bisect_status(verdicts)
 
     def test_codes(self):
         self.assertEqual(self.status("clean", "clean"), 0)
@@ -344,18 +344,29 @@ class BisectStatusTest(unittest.TestCase):
         self.assertEqual(self.status(), 125)
 
 
+def shard_result(tree, stage, scenario, verdict, boot):
+    """A result as a shard's matrix holds it, judged as if it passed (the
+    merge judges it again)."""
+    return {"tree": tree, "variant": "normal", "stage": stage, "kernel": "6.1.0", "scenario": scenario,
+            "verdict": verdict, "seconds": 1, "timing": {}, "details": {}, "boot": boot,
+            "expected": verdict, "pass": True}
+
+
+def write_shard(path, results, timing):
+    with open(path, "w") as f:
+        json.dump({"schema": "rqpath.matrix/1", "kernels": [], "timing": timing, "boots": [],
+                   "results": results}, f)
+
+
 class MergeTest(unittest.TestCase):
     def test_merge_of_shards(self):
         """Two shards' JSON joined: every result once, one verdict."""
         d = tempfile.mkdtemp()
-        results = [{"tree": "6.1", "variant": "normal", "stage": st, "scenario": "smoke",
-                    "verdict": "clean", "seconds": 1, "timing": {}, "details": {}, "boot": f"b-{st}"}
-                   for st in ("stock", "base")]
+        results = [shard_result("6.1", st, "smoke", "clean", f"b-{st}") for st in ("stock", "base")]
         paths = []
         for i, r in enumerate(results):
             p = os.path.join(d, f"s{i}.json")
-            with open(p, "w") as f:
-                json.dump({"kernels": [], "timing": {"boot_seconds": 10}, "boots": [], "results": [r]}, f)
+            write_shard(p, [r], {"boot_seconds": 10})
             paths.append(p)
         rc, out, err = run("--merge", *paths, "--json", os.path.join(d, "m.json"))
         self.assertEqual(rc, 0, err)
@@ -375,10 +386,7 @@ class MergeTest(unittest.TestCase):
                                                      ("6.1", "6ce3dd6eec", "clean"),
                                                      ("6.12", "base", "violated"))):
             p = os.path.join(d, f"s{i}.json")
-            r = {"tree": tree, "variant": "normal", "stage": stage, "scenario": "corruption-ext4",
-                 "verdict": verdict, "seconds": 1, "timing": {}, "details": {}, "boot": f"b{i}"}
-            with open(p, "w") as f:
-                json.dump({"kernels": [], "timing": {}, "boots": [], "results": [r]}, f)
+            write_shard(p, [shard_result(tree, stage, "corruption-ext4", verdict, f"b{i}")], {})
             paths.append(p)
         rc, out, err = run("--merge", *paths, "--json", os.path.join(d, "m.json"))
         self.assertEqual(rc, 1, err)
@@ -510,10 +518,11 @@ class MutantsTest(unittest.TestCase):
 
     def test_kill_matrix(self):
         rq = load_run()
+        from harness import model
 
         def r(stage, scenario, verdict, ok):
-            return {"tree": "6.1", "stage": stage, "scenario": scenario, "verdict": verdict,
-                    "expected": "clean", "pass": ok}
+            return model.Result.from_json(dict(shard_result("6.1", stage, scenario, verdict, "b"),
+                                               expected="clean", **{"pass": ok}), "test")
         results = [r("mutant:a", "x", "corrupted", False), r("mutant:a", "y", "hung", False),
                    r("mutant:b", "x", "clean", True), r("mutant:b", "y", "clean", True),
                    r("stock", "x", "corrupted", False)]
@@ -533,10 +542,11 @@ class MutantsTest(unittest.TestCase):
 
     def test_a_cell_that_could_not_decide_kills_no_mutant(self):
         rq = load_run()
+        from harness import model
 
         def r(scenario, verdict):
-            return {"tree": "6.1", "stage": "mutant:c", "scenario": scenario, "verdict": verdict,
-                    "expected": "clean", "pass": verdict == "clean"}
+            return model.Result.from_json(dict(shard_result("6.1", "mutant:c", scenario, verdict, "b"),
+                                               expected="clean", **{"pass": verdict == "clean"}), "test")
         m = rq.kill_matrix([r("x", "error"), r("y", "skipped"), r("z", "clean")])
         self.assertFalse(m["6.1"]["c"]["killed"])
         self.assertEqual(m["6.1"]["c"]["killed_by"], [])

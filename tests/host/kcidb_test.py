@@ -18,7 +18,7 @@ import unittest
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
-from harness import kcidb  # noqa: E402
+from harness import kcidb, model  # noqa: E402
 
 FIXTURE = os.path.join(TOP, "tests/host/report_fixture.json")
 KCIDB_IO = os.environ.get("KCIDB_IO_DIR") or os.path.join(TOP, "..", "shared", "kcidb-io")
@@ -38,8 +38,7 @@ def import_jsonschema():
 
 
 def fixture_report():
-    with open(FIXTURE) as f:
-        return kcidb.report(json.load(f), logs="/srv/rqpath/out/logs", compiler_name="gcc 12")
+    return kcidb.report(model.load_matrix(FIXTURE), logs="/srv/rqpath/out/logs", compiler_name="gcc 12")
 
 
 @unittest.skipUnless(os.path.isfile(SCHEMA), f"no kcidb-io at {KCIDB_IO} (set KCIDB_IO_DIR)")
@@ -120,7 +119,9 @@ class ReportTest(unittest.TestCase):
         # not as expected: a hang is the kernel's failure, an error the scenario's
         self.assertEqual(tests[("6.1-stock-1", "corruption-rqpath")]["status"], "FAIL")
         self.assertEqual(tests[("6.1-stock-8", "livelock-discard-rqpathctl")]["status"], "ERROR")
-        self.assertEqual(kcidb.status({"verdict": "skipped", "pass": False}), "SKIP")
+        skipped = model.load_matrix(FIXTURE).results[0]
+        skipped.verdict, skipped.passed = model.Verdict.SKIPPED, False
+        self.assertEqual(kcidb.status(skipped), "SKIP")
         self.assertEqual(kcidb.family("blktests:block/040"), ("blktests", "blktests_block_040"))
 
     def test_a_build_per_stage_with_its_patches(self):

@@ -11,7 +11,10 @@ must load with no console error, no exception and no network request, and
 a real mouse click on every cell of the matrix must open that cell's
 results.  Without chromium the test tries to install it (apt-get); only
 when that fails do the browser tests print SKIP and pass.  The tests that
-need no browser (a result missing any key, the plot budget) always run.
+need no browser (details missing any key or holding odd values, the plot
+budget) always run; a result whose own keys are missing or of the wrong
+type never reaches the page (model.load_matrix refuses it:
+tests/host/model_test.py).
 
 Exit status: 0 when every test passed or was skipped, 1 otherwise.
 """
@@ -34,7 +37,7 @@ import urllib.parse
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "tests"))
-from harness import html  # noqa: E402
+from harness import html, model  # noqa: E402
 
 # Made from real runs (tests/run on stock, 6ce3dd6eec and ffe81d45322c):
 # one or two results of each family, so every kind of section and plot is
@@ -304,10 +307,10 @@ class TimeProfile(unittest.TestCase):
     def test_waits_of_one_kind_are_summed(self):
         # A wait on a pid or a device is one kind of wait, whatever the
         # number: the profile must not list every pid on its own row.
-        results = [{"scenario": "x", "stage": "stock", "seconds": 10.0,
-                    "timing": {"workload": 10.0, "wait:pid 177": 2.0, "wait:pid 1839": 3.0,
-                               "wait:the rescan of 1:0:0:0": 1.0}}]
-        prof = html.time_profile({"results": results, "boots": []})
+        r = model.Result.from_json(load_fixture()["results"][0], "fixture")
+        r.seconds = 10.0
+        r.timing = {"workload": 10.0, "wait:pid 177": 2.0, "wait:pid 1839": 3.0, "wait:the rescan of 1:0:0:0": 1.0}
+        prof = html.time_profile(model.Matrix(results=[r], boots=[], timing={}, meta={}))
         self.assertEqual(prof["waits"], {"wait:pid N": 5.0, "wait:the rescan of N:N:N:N": 1.0})
 
 
@@ -444,7 +447,8 @@ class ReportWithoutBrowser(unittest.TestCase):
     """What needs no browser: the page is made whatever a result lacks."""
 
     def render(self, matrix, budget=None):
-        return html.render_page(matrix, "test.json", plot_budget_s=budget)
+        """The page of MATRIX, a matrix file's JSON."""
+        return html.render_page(model.Matrix.from_json(matrix, "test.json"), "test.json", plot_budget_s=budget)
 
     def test_a_mutants_run_shows_its_kill_matrix(self):
         matrix = load_fixture()
@@ -464,39 +468,42 @@ class ReportWithoutBrowser(unittest.TestCase):
         matrix["mutants"] = {"6.1": "garbage"}
         self.assertIn("<main>", self.render(matrix))
 
-    def test_a_result_missing_any_key(self):
+    def test_details_missing_any_key(self):
         matrix = load_fixture()
         for r in matrix["results"]:
-            for key in list(r) + [f"details.{k}" for k in r.get("details") or {}]:
+            for key in [f"details.{k}" for k in r["details"]] + [f"timing.{k}" for k in r["timing"]]:
                 m = copy.deepcopy(matrix)
                 target = [x for x in m["results"] if x["boot"] == r["boot"]
                           and x["scenario"] == r["scenario"]][0]
-                if key.startswith("details."):
-                    del target["details"][key[8:]]
-                else:
-                    del target[key]
+                part, _, name = key.partition(".")
+                del target[part][name]
                 with self.subTest(scenario=r["scenario"], missing=key):
                     page = self.render(m, budget=0)
                     self.assertNotIn('class="render-error"', page)
                     self.assertIn("</html>", page)
 
-    def test_values_of_the_wrong_type(self):
+    def test_what_may_be_null(self):
+        matrix = load_fixture()
+        for r in matrix["results"]:
+            r.update(kernel=None, seconds=None, timing={}, details={})
+        page = self.render(matrix, budget=0)
+        self.assertNotIn('class="render-error"', page)
+        self.assertIn("</html>", page)
+
+    def test_details_of_the_wrong_type(self):
         oddities = [None, "text", 7, [], {}, [1, "x", None], {"t": "x"}, True]
         matrix = load_fixture()
         seen = set()
         for i, r in enumerate(matrix["results"]):
             # Each key once, in the first result that has it.
-            keys = [k for k in ["details", "timing", "seconds", "verdict", "expected", "boot"]
-                    + [f"details.{k}" for k in r.get("details") or {}] if k not in seen]
+            keys = [k for k in [f"details.{k}" for k in r["details"]] + [f"timing.{k}" for k in r["timing"]]
+                    if k not in seen]
             seen.update(keys)
             for key in keys:
                 for odd in oddities:
                     m = copy.deepcopy(matrix)
-                    target = m["results"][i]
-                    if key.startswith("details."):
-                        target["details"][key[8:]] = odd
-                    else:
-                        target[key] = odd
+                    part, _, name = key.partition(".")
+                    m["results"][i][part][name] = odd
                     with self.subTest(scenario=r["scenario"], key=key, value=repr(odd)):
                         self.assertIn("</html>", self.render(m, budget=0))
 
@@ -530,10 +537,12 @@ class ReportWithoutBrowser(unittest.TestCase):
                             self.assertIn("<svg", page)
                         entries[:3] = saved
 
-    def test_a_matrix_that_is_not_one(self):
-        for m in ({}, {"results": "none"}, {"results": [None, 3, "x"]}, [], {"boots": [None], "kernels": 5}):
+    def test_a_matrix_without_results_and_odd_facts(self):
+        for m in ({"results": [], "boots": [], "timing": {}},
+                  {"results": [], "boots": [{}, {"boot": 3}], "kernels": 5, "mutants": [], "accel": None,
+                   "timing": {"boots": "x"}}):
             with self.subTest(matrix=m):
-                self.assertIn("no results in this matrix", self.render(m))
+                self.assertIn("no results in this matrix", self.render(dict(m, schema=model.SCHEMA)))
 
     def test_plot_budget(self):
         page = self.render(load_fixture(), budget=0)
@@ -553,7 +562,7 @@ class ReportWithoutBrowser(unittest.TestCase):
             p = subprocess.run([os.path.join(TOP, "tests", "report"), os.path.join(tmp, "missing.json")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             self.assertEqual(p.returncode, 1)
-            self.assertIn("missing.json", p.stderr)
+            self.assertIn("missing.json: no such file", p.stderr)
 
 
 if __name__ == "__main__":

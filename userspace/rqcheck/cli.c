@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "rq_duration.h"
+#include "run.h"
 
 enum {
 	OPT_BS = 256,
@@ -541,7 +542,9 @@ void cli_usage(FILE *f, const char *prog)
 "  0  clean: every block written was verified good\n"
 "  1  corruption found\n"
 "  2  usage error\n"
-"  3  I/O error (a read or write failed) or setup failure; wins over 1\n"
+"  3  I/O error (a read or write failed) or setup failure; wins over 1.\n"
+"     A read or write the kernel answers EAGAIN (not done) is no error:\n"
+"     it is submitted again, up to %u times, and counted\n"
 "  4  interrupted (SIGINT, SIGTERM) before the end; 1 and 3 win over it\n",
-		prog, CLI_MAX_QD);
+		prog, CLI_MAX_QD, RUN_EAGAIN_RETRIES);
 }

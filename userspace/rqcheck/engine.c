@@ -25,11 +25,17 @@ int engine_parse(const char *s, enum engine_kind *k)
 	return -1;
 }
 
-int engine_open(struct engine *e, enum engine_kind k, int fd, unsigned int qd)
+const struct engine_ops *engine_ops_of(enum engine_kind k)
+{
+	return k == ENGINE_AIO ? &engine_aio_ops : &engine_io_uring_ops;
+}
+
+int engine_open(struct engine *e, const struct engine_ops *ops, int fd,
+		unsigned int qd)
 {
 	int ret;
 
-	e->ops = k == ENGINE_AIO ? &engine_aio_ops : &engine_io_uring_ops;
+	e->ops = ops;
 	e->priv = NULL;
 	ret = e->ops->init(e, fd, qd);
 	if (ret < 0)

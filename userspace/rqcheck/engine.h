@@ -58,8 +58,10 @@ extern const struct engine_ops engine_aio_ops;
 
 const char *engine_name(enum engine_kind k);
 int engine_parse(const char *s, enum engine_kind *k);
-/* set e->ops and call init; -errno on failure */
-int engine_open(struct engine *e, enum engine_kind k, int fd, unsigned int qd);
+const struct engine_ops *engine_ops_of(enum engine_kind k);
+/* set e->ops to @ops and call init; -errno on failure */
+int engine_open(struct engine *e, const struct engine_ops *ops, int fd,
+		unsigned int qd);
 void engine_close(struct engine *e);
 
 #endif

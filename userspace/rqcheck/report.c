@@ -154,6 +154,16 @@ void report_add_io_error(struct report *r, struct gen_stats *gs,
 }
 
 /*
+ * Not an error, and no completion: the I/O was not done and went again.
+ * Counted all the same, so that a run on a kernel that needs it says so.
+ */
+void report_add_eagain_resubmit(struct report *r, struct gen_stats *gs)
+{
+	gs->eagain_resubmits++;
+	r->eagain_resubmits++;
+}
+
+/*
  * Failure beats a finding beats an interruption: a run that could not do
  * its job says so even if it found bad blocks first, and an interrupted
  * run is never clean (it did not verify everything it meant to), but bad
@@ -361,6 +371,9 @@ void report_print_gen(FILE *f, const struct report *r,
 	} else if (r->cfg->write_only) {
 		fprintf(f, ", not verified (--write-only)");
 	}
+	if (gs->eagain_resubmits)
+		fprintf(f, ", %llu resubmits after EAGAIN",
+			(unsigned long long)gs->eagain_resubmits);
 	if (gs->interrupted)
 		fprintf(f, " [interrupted]");
 	fprintf(f, "\n");
@@ -455,9 +468,13 @@ void report_print_summary(FILE *f, const struct report *r)
 			(unsigned long long)r->on_disk,
 			(unsigned long long)r->read_path);
 	}
-	fprintf(f, ", %llu read errors, %llu write errors\n",
+	fprintf(f, ", %llu read errors, %llu write errors",
 		(unsigned long long)r->read_errors,
 		(unsigned long long)r->write_errors);
+	if (r->eagain_resubmits)
+		fprintf(f, ", %llu resubmits after EAGAIN",
+			(unsigned long long)r->eagain_resubmits);
+	fprintf(f, "\n");
 	if (r->have_first_bad)
 		fprintf(f, "first bad block found %.3fs into the workload; ",
 			r->first_bad_s);
@@ -606,6 +623,7 @@ static void json_generation(struct rq_json *d, json_object *arr,
 	rq_json_u64(d, o, "read_path", g->read_path);
 	rq_json_u64(d, o, "read_errors", g->read_errors);
 	rq_json_u64(d, o, "write_errors", g->write_errors);
+	rq_json_u64(d, o, "eagain_resubmits", g->eagain_resubmits);
 	rq_json_bool(d, o, "interrupted", g->interrupted);
 }
 
@@ -626,6 +644,7 @@ static void json_totals(struct rq_json *d, const struct report *r)
 	rq_json_u64(d, o, "read_path", r->read_path);
 	rq_json_u64(d, o, "read_errors", r->read_errors);
 	rq_json_u64(d, o, "write_errors", r->write_errors);
+	rq_json_u64(d, o, "eagain_resubmits", r->eagain_resubmits);
 }
 
 static void json_runs(struct rq_json *d, json_object *parent, const char *key,

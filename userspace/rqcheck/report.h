@@ -37,6 +37,7 @@ struct gen_stats {
 	uint64_t read_path;		/* re-read good */
 	uint64_t read_errors;
 	uint64_t write_errors;
+	uint64_t eagain_resubmits;	/* I/Os submitted again after -EAGAIN */
 	uint64_t write_submits;		/* submit syscalls */
 	uint64_t read_submits;
 	double write_s;
@@ -111,6 +112,7 @@ struct report {
 	uint64_t read_path;
 	uint64_t read_errors;
 	uint64_t write_errors;
+	uint64_t eagain_resubmits;	/* the prefill's included */
 	uint64_t blocks_verified;
 
 	bool prefilled;
@@ -140,6 +142,8 @@ int report_add_bad(struct report *r, struct gen_stats *gs,
 /* count one failed (or short) read or write, store the first ones */
 void report_add_io_error(struct report *r, struct gen_stats *gs,
 			 const struct io_error *e);
+/* count one I/O submitted again after it completed with -EAGAIN */
+void report_add_eagain_resubmit(struct report *r, struct gen_stats *gs);
 
 /* record a setup failure (RES_SETUP_ERROR) or engine failure (RES_IO_ERROR) */
 void report_set_error(struct report *r, enum run_result kind,

@@ -35,7 +35,11 @@ struct run {
 	uint32_t nsect;
 	uint8_t *bufs;			/* qd buffers of bs bytes */
 	uint64_t *slot_block;		/* block in flight in each slot */
+	unsigned int *slot_eagain;	/* -EAGAIN answers to each slot's I/O */
 	unsigned int *free_slots;
+	unsigned int *resubmit;		/* slots to submit again, a FIFO */
+	unsigned int resubmit_head;
+	unsigned int nresubmit;
 	struct io_done *done;
 	uint64_t *order;
 	uint8_t *rbuf;			/* re-read buffer */
@@ -393,10 +397,82 @@ static void complete_one(struct run *r, enum io_op op, uint64_t gen,
 		fprintf(stderr, "rqcheck: out of memory recording a bad block\n");
 }
 
+static void resubmit_push(struct run *r, unsigned int slot)
+{
+	r->resubmit[(r->resubmit_head + r->nresubmit++) % r->qd] = slot;
+}
+
+static unsigned int resubmit_pop(struct run *r)
+{
+	unsigned int slot = r->resubmit[r->resubmit_head];
+
+	r->resubmit_head = (r->resubmit_head + 1) % r->qd;
+	r->nresubmit--;
+	return slot;
+}
+
+/*
+ * An I/O that completed with -EAGAIN was not done, or done in part (one
+ * piece of a split bio): the kernel tried it without waiting (io_uring's
+ * first attempt is non-blocking, REQ_NOWAIT), a queue below had no free
+ * tag, and io_uring does not reissue it when the failure is noticed in
+ * another context.  rqcheck never asked for non-blocking I/O, so the I/O
+ * is simply submitted again, up to RUN_EAGAIN_RETRIES times; true when
+ * @d was queued for that.  Past the bound it is an I/O error like any
+ * other failed completion.
+ */
+static bool queue_resubmit_on_eagain(struct run *r, const struct io_done *d)
+{
+	if (d->res != -EAGAIN ||
+	    r->slot_eagain[d->slot] >= RUN_EAGAIN_RETRIES)
+		return false;
+	r->slot_eagain[d->slot]++;
+	resubmit_push(r, d->slot);
+	return true;
+}
+
+/*
+ * Queue the I/Os waiting to be submitted again, while the batch has room:
+ * same slot, block and op.  A write goes with the buffer it went with the
+ * first time: the slot was never freed, so nothing here refilled it, and
+ * the kernel only reads from a write's buffer.  A read may have been
+ * filled in part, so its buffer is poisoned again, as before its first
+ * submit.  0, or -errno when the engine refused one (in the report).
+ */
+static int queue_resubmits(struct run *r, enum io_op op, struct gen_stats *gs,
+			   unsigned int *pending)
+{
+	while (r->nresubmit && *pending < r->batch) {
+		unsigned int slot = resubmit_pop(r);
+		uint64_t lba = block_lba(r, r->slot_block[slot]);
+		uint8_t *buf = slot_buf(r, slot);
+		int ret;
+
+		if (op == IO_READ)
+			fmt_poison(buf, r->bs);
+		ret = r->eng.ops->prep(&r->eng, slot, op, buf, r->bs,
+				       lba * FMT_SECTOR);
+		if (ret < 0) {
+			report_set_error(r->rep, RES_IO_ERROR,
+					 "%s: cannot queue an I/O again: %s",
+					 r->eng.ops->name, strerror(-ret));
+			return ret;
+		}
+		report_add_eagain_resubmit(r->rep, gs);
+		(*pending)++;
+	}
+	return 0;
+}
+
 /*
  * One phase: every block of the region once, in r->order.  Returns 0 when
  * all I/Os completed (successfully or not: see the error counts), 1 when
  * interrupted, -errno when the engine failed (recorded in the report).
+ *
+ * I/Os answered -EAGAIN go again before any new block is taken, in the
+ * same batches.  They are still in flight as far as the run is concerned,
+ * so a signal does not drop them; an engine failure does (the phase has
+ * failed anyway).
  */
 static int run_phase(struct run *r, enum io_op op, uint64_t gen,
 		     struct gen_stats *gs, uint64_t *submits)
@@ -409,10 +485,15 @@ static int run_phase(struct run *r, enum io_op op, uint64_t gen,
 
 	for (i = 0; i < r->qd; i++)
 		r->free_slots[i] = r->qd - 1 - i;
+	r->resubmit_head = 0;
+	r->nresubmit = 0;
 
 	for (;;) {
-		bool stop = err || run_stop;
+		bool stop;
 
+		if (!err)
+			err = queue_resubmits(r, op, gs, &pending);
+		stop = err || run_stop;
 		while (!stop && next < n && pending < r->batch && nfree) {
 			unsigned int slot = r->free_slots[--nfree];
 			uint64_t block = r->order[next];
@@ -436,6 +517,7 @@ static int run_phase(struct run *r, enum io_op op, uint64_t gen,
 				break;
 			}
 			r->slot_block[slot] = block;
+			r->slot_eagain[slot] = 0;
 			next++;
 			pending++;
 		}
@@ -473,9 +555,11 @@ static int run_phase(struct run *r, enum io_op op, uint64_t gen,
 		for (i = 0; i < (unsigned int)ret; i++) {
 			const struct io_done *d = &r->done[i];
 
+			inflight--;
+			if (queue_resubmit_on_eagain(r, d))
+				continue;
 			complete_one(r, op, gen, gs, d);
 			r->free_slots[nfree++] = d->slot;
-			inflight--;
 		}
 	}
 	*submits += syscalls;
@@ -497,15 +581,17 @@ static int run_alloc(struct run *r)
 		return -1;
 	}
 	r->slot_block = calloc(r->qd, sizeof(*r->slot_block));
+	r->slot_eagain = calloc(r->qd, sizeof(*r->slot_eagain));
 	r->free_slots = calloc(r->qd, sizeof(*r->free_slots));
+	r->resubmit = calloc(r->qd, sizeof(*r->resubmit));
 	r->done = calloc(r->qd, sizeof(*r->done));
 	r->runs = calloc(r->nsect, sizeof(*r->runs));
 	r->rruns = calloc(r->nsect, sizeof(*r->rruns));
 	if (r->tgt->nblocks > SIZE_MAX / sizeof(*r->order))
 		return -1;
 	r->order = malloc(r->tgt->nblocks * sizeof(*r->order));
-	if (!r->slot_block || !r->free_slots || !r->done || !r->runs ||
-	    !r->rruns || !r->order)
+	if (!r->slot_block || !r->slot_eagain || !r->free_slots ||
+	    !r->resubmit || !r->done || !r->runs || !r->rruns || !r->order)
 		return -1;
 	return 0;
 }
@@ -515,7 +601,9 @@ static void run_release(struct run *r)
 	free(r->bufs);
 	free(r->rbuf);
 	free(r->slot_block);
+	free(r->slot_eagain);
 	free(r->free_slots);
+	free(r->resubmit);
 	free(r->done);
 	free(r->runs);
 	free(r->rruns);
@@ -564,6 +652,14 @@ static void prefill(struct run *r, FILE *out)
 void run_workload(const struct rq_config *cfg, const struct target_info *tgt,
 		  int fd, struct report *rep, FILE *out)
 {
+	run_workload_on(engine_ops_of(cfg->engine), cfg, tgt, fd, rep, out);
+}
+
+void run_workload_on(const struct engine_ops *ops,
+		     const struct rq_config *cfg,
+		     const struct target_info *tgt, int fd,
+		     struct report *rep, FILE *out)
+{
 	struct run r;
 	uint64_t i;
 	int ret;
@@ -585,11 +681,11 @@ void run_workload(const struct rq_config *cfg, const struct target_info *tgt,
 		run_release(&r);
 		return;
 	}
-	ret = engine_open(&r.eng, cfg->engine, fd, r.qd);
+	ret = engine_open(&r.eng, ops, fd, r.qd);
 	if (ret < 0) {
 		report_set_error(rep, RES_SETUP_ERROR, "%s setup failed: %s%s",
-				 engine_name(cfg->engine), strerror(-ret),
-				 cfg->engine == ENGINE_IO_URING &&
+				 ops->name, strerror(-ret),
+				 ops == &engine_io_uring_ops &&
 				 (ret == -ENOSYS || ret == -EPERM) ?
 				 " (kernel without io_uring, or io_uring disabled: try --engine aio)" :
 				 "");

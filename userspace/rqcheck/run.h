@@ -17,6 +17,18 @@
 /* Blocks --verify-only reads to learn the seed and generation. */
 #define RUN_IDENTITY_SAMPLES 16
 
+/*
+ * Resubmits of one I/O that completed with -EAGAIN (see run.c) before its
+ * -EAGAIN is an I/O error.  One -EAGAIN is a queue below that had no free
+ * tag at that instant, a shortage that ends when one of the I/Os in flight
+ * there completes; a resubmit, a round trip through the kernel after the
+ * reap that found it, nearly always outlasts it.  A thousand in a row are
+ * no passing shortage but a kernel that answers -EAGAIN for ever, and the
+ * bound turns that into an I/O error (exit 3) at the cost of at most a
+ * thousand extra round trips per I/O, instead of a run that never ends.
+ */
+#define RUN_EAGAIN_RETRIES 1000u
+
 /* set from a signal handler: finish in-flight I/O and stop */
 extern volatile sig_atomic_t run_stop;
 
@@ -58,5 +70,15 @@ int run_resolve_identity(struct rq_config *cfg, const struct identity_tally *t,
  */
 void run_workload(const struct rq_config *cfg, const struct target_info *tgt,
 		  int fd, struct report *rep, FILE *out);
+
+/*
+ * run_workload() on the engine @ops instead of the one cfg->engine names:
+ * the seam through which the unit tests drive the workload with a fake
+ * engine.
+ */
+void run_workload_on(const struct engine_ops *ops,
+		     const struct rq_config *cfg,
+		     const struct target_info *tgt, int fd,
+		     struct report *rep, FILE *out);
 
 #endif

@@ -89,10 +89,23 @@ static struct bad_block stale_block(uint64_t block, struct sec_run *run)
 	return b;
 }
 
+static char *render_gen(const struct report *r, const struct gen_stats *gs)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	report_print_gen(f, r, gs);
+	fclose(f);
+	return buf;
+}
+
 static void test_clean(void **state)
 {
 	struct report r;
 	json_object *j;
+	char *s;
 
 	(void)state;
 	report_init(&r, &cfg, &tgt, 9);
@@ -121,7 +134,47 @@ static void test_clean(void **state)
 	assert_json_u64(j, "totals.reread_classes.io_error", 0);
 	assert_json_null(j, "parameters.time");
 	assert_json_bool(j, "parameters.force", false);
+	assert_json_u64(j, "generations.0.eagain_resubmits", 0);
+	assert_json_u64(j, "totals.eagain_resubmits", 0);
 	json_object_put(j);
+	/* the text names resubmits only when there were some */
+	s = render(report_print_summary, &r);
+	assert_null(strstr(s, "EAGAIN"));
+	free(s);
+	report_free(&r);
+}
+
+/*
+ * I/Os the kernel answered -EAGAIN and rqcheck submitted again: no error,
+ * but counted per generation and in total (the prefill's too), never hidden.
+ */
+static void test_eagain_resubmits(void **state)
+{
+	struct report r;
+	struct gen_stats *gs;
+	json_object *j;
+	char *s;
+
+	(void)state;
+	report_init(&r, &cfg, &tgt, 9);
+	gs = report_gen_begin(&r, 1);
+	assert_non_null(gs);
+	gs->verified = true;
+	gs->eagain_resubmits = 2;
+	r.eagain_resubmits = 5;
+	assert_int_equal(report_result(&r), RES_CLEAN);
+	j = json_of(&r);
+	assert_json_str(j, "result", "clean");
+	assert_json_u64(j, "generations.0.eagain_resubmits", 2);
+	assert_json_u64(j, "totals.eagain_resubmits", 5);
+	json_object_put(j);
+	s = render(report_print_summary, &r);
+	assert_non_null(strstr(s, ", 0 read errors, 0 write errors, "
+			       "5 resubmits after EAGAIN\n"));
+	free(s);
+	s = render_gen(&r, gs);
+	assert_non_null(strstr(s, "0 bad, 2 resubmits after EAGAIN\n"));
+	free(s);
 	report_free(&r);
 }
 
@@ -311,11 +364,12 @@ static void test_json_keys_are_stable(void **state)
 		"generation written verified blocks_written blocks_verified "
 		"write_seconds verify_seconds write_submit_calls "
 		"read_submit_calls bad classes on_disk read_path read_errors "
-		"write_errors interrupted");
+		"write_errors eagain_resubmits interrupted");
 	json_keys(j, "totals", keys, sizeof(keys));
 	assert_string_equal(keys,
 		"generations blocks_verified bad classes reread_classes "
-		"on_disk read_path read_errors write_errors");
+		"on_disk read_path read_errors write_errors "
+		"eagain_resubmits");
 	json_object_put(j);
 
 	/* --verify-only before the headers were read: the seed is unknown */
@@ -365,6 +419,7 @@ int main(void)
 		cmocka_unit_test(test_clean),
 		cmocka_unit_test(test_corruption_and_truncation),
 		cmocka_unit_test(test_io_error_wins),
+		cmocka_unit_test(test_eagain_resubmits),
 		cmocka_unit_test(test_setup_error),
 		cmocka_unit_test(test_interrupted_is_not_clean),
 		cmocka_unit_test(test_json_keys_are_stable),

@@ -390,6 +390,30 @@ static enum rq_rw_verdict evaluate(rq_rw_t *w)
 	return w->verdict;
 }
 
+/*
+ * The paths completed a request at T: progress for every request refused
+ * since before it.  Seen on the paths' own tracepoints, not in their stat:
+ * blk_insert_cloned_request() accounts a refused clone as a completed I/O
+ * of the path (blk_account_io_done() after a failed direct issue), so the
+ * stat rises with every refusal of the livelock itself.
+ */
+static void path_completed(rq_rw_t *w, double t)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_req; i++)
+		if (w->req[i].used && w->req[i].refusals &&
+		    w->req[i].first_refusal_t <= t)
+			w->req[i].path_progress = true;
+}
+
+/* Whether the paths' tracepoints are watched: then they, not the stat, say
+ * what the paths did (path_completed()). */
+static bool paths_traced(const rq_rw_t *w)
+{
+	return w->cfg.nr_path_devs > 0;
+}
+
 enum rq_rw_verdict rq_rw_feed_event(rq_rw_t *w, const struct rq_trace_event *ev)
 {
 	if (w->verdict == RQ_RW_LIVELOCK)
@@ -401,16 +425,19 @@ enum rq_rw_verdict rq_rw_feed_event(rq_rw_t *w, const struct rq_trace_event *ev)
 	} else if (is_path(w, ev)) {
 		w->path_events++;
 		w->last_path_event_t = ev->t;
+		if (ev->type == RQ_TEV_COMPLETE)
+			path_completed(w, ev->t);
 	}
 	return evaluate(w);
 }
 
 /*
  * The paths-idle proof for each refused request: an idle sample marks the
- * start; a later idle sample at least paths_idle_s on, with the same path
- * completions, no path tracepoint since the mark and a refusal of the
- * request since the mark, proves that the paths had room the whole time
- * and the request was refused anyway.  A busy sample clears the mark.
+ * start; a later idle sample at least paths_idle_s on, with no path
+ * tracepoint since the mark (where the paths are not traced: the same path
+ * completions in their stat) and a refusal of the request since the mark,
+ * proves that the paths had room the whole time and the request was
+ * refused anyway.  A busy sample clears the mark.
  */
 static void idle_proofs(rq_rw_t *w, const struct rq_rw_sample *s)
 {
@@ -422,7 +449,7 @@ static void idle_proofs(rq_rw_t *w, const struct rq_rw_sample *s)
 
 		if (!r->used || !r->refusals)
 			continue;
-		if (w->has_sample && s->paths_ios >= 0 &&
+		if (!paths_traced(w) && w->has_sample && s->paths_ios >= 0 &&
 		    w->last.paths_ios >= 0 && s->paths_ios > w->last.paths_ios &&
 		    w->last.t >= r->first_refusal_t)
 			r->path_progress = true;
@@ -430,7 +457,8 @@ static void idle_proofs(rq_rw_t *w, const struct rq_rw_sample *s)
 			r->idle_mark = false;
 			continue;
 		}
-		if (r->idle_mark && (r->idle_paths_ios != s->paths_ios ||
+		if (r->idle_mark && ((!paths_traced(w) &&
+				      r->idle_paths_ios != s->paths_ios) ||
 				     w->last_path_event_t >= r->idle_t)) {
 			r->idle_mark = false;	/* the paths did something */
 		}

@@ -24,10 +24,14 @@
  *                   refusal completed meanwhile, or
  *       paths idle  two path samples paths_idle_s apart, inside the
  *                   streak, with nothing in flight on any usable path,
- *                   no path I/O completed and no path tracepoint between
- *                   them, and a refusal of the request between them, or
- *       alone       neither could be seen, nor any path progress, and the
- *                   streak is alone_s old (the old 3 s rule's patience).
+ *                   no path tracepoint between them, and a refusal of
+ *                   the request between them, or
+ *       alone       neither could be seen, nor any path completion, and
+ *                   the streak is alone_s old (the old 3 s rule's
+ *                   patience).
+ *   What the paths did comes from their tracepoints; their stat
+ *   (paths_ios) only where they are not traced, because a refused clone
+ *   counts as a completed I/O there (rq_reqwatch.c, path_completed()).
  */
 #ifndef RQ_REQWATCH_H
 #define RQ_REQWATCH_H

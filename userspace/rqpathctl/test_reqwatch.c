@@ -29,6 +29,7 @@
 #include "rq_reqformat.h"
 #include "rq_reqwatch.h"
 #include "rq_json_check.h"
+#include "recorded_trace.h"
 
 static rq_rw_t w;		/* large: off the cmocka stack */
 static int fmt612;		/* 6.12 lines (ioprio field) or 6.1 */
@@ -160,6 +161,113 @@ static void discard_livelock_paths_idle(void **state)
 	assert_true(w.stuck.mean_gap_s > 0.0029 && w.stuck.mean_gap_s < 0.0031);
 	/* sticky */
 	assert_int_equal(complete(t0 + 20, "D", 0, 2048), RQ_RW_LIVELOCK);
+}
+
+/*
+ * The same livelock as the kernel accounts it: blk_insert_cloned_request()
+ * starts the clone's accounting and, when the path refuses it, ends it
+ * (blk_account_io_done()), so every refusal that reached the path counts
+ * as a completed I/O in the path's stat, though the device never saw it.
+ * multipathd's TUR checker passes through the paths now and then.  The
+ * stat's rise is no progress of the paths: still paths idle, under 1 s.
+ */
+static void discard_livelock_refusals_counted_on_the_path(void **state)
+{
+	double t0 = 10.0, t;
+	int i, next_sample = 0;
+	enum rq_rw_verdict v = RQ_RW_QUIET;
+
+	(void)state;
+	start(3.0);
+	ev("insert", t0, "D", 0, 2048);
+	for (i = 0; v != RQ_RW_LIVELOCK && i < 2000; i++) {
+		t = t0 + 0.001 + i * 0.003;
+		if (t >= t0 + next_sample * 0.1) {
+			v = sample(t0 + next_sample * 0.1, 0, 2, 1, 0, 5000 + i);
+			next_sample++;
+			if (v == RQ_RW_LIVELOCK)
+				break;
+		}
+		if (i == 20) {
+			ev_on(P1, "issue", t - 0.0005, "N", 0, 0);
+			ev_on(P1, "complete", t - 0.0002, "N", 0, 0);
+		}
+		v = refuse(t, "D", 0, 2048);
+	}
+	assert_int_equal(v, RQ_RW_LIVELOCK);
+	assert_int_equal(w.stuck.op, RQ_OPC_DISCARD);
+	assert_int_equal(w.stuck.evidence, RQ_RW_EV_PATHS_IDLE);
+	assert_true(w.stuck.decision_t - w.stuck.first_refusal_t < 1.0);
+}
+
+/*
+ * A recorded stream (recorded_trace.h), fed as tracefs printed it, with
+ * the samples the watch would have taken every 100 ms: nothing in flight
+ * on the map or the paths, both paths active, and the paths' completed
+ * I/Os rising by one for every refusal of the map's request
+ * (blk_account_io_done() of the refused clone, above).
+ */
+static void recorded_livelock(const char *const *lines, enum rq_op_class op)
+{
+	struct rq_rw_config cfg;
+	enum rq_rw_verdict v = RQ_RW_QUIET;
+	double next_sample = -1;
+	int64_t refusals = 0;
+	char err[128];
+
+	rq_rw_config_default(&cfg, 3.0);
+	cfg.map_major = 254;
+	cfg.map_minor = 0;
+	cfg.nr_path_devs = 2;
+	cfg.path_major[0] = 8;
+	cfg.path_minor[0] = 0;
+	cfg.path_major[1] = 8;
+	cfg.path_minor[1] = 16;
+	cfg.follow = true;
+	rq_rw_init(&w, &cfg);
+	for (; *lines && v != RQ_RW_LIVELOCK; lines++) {
+		struct rq_trace_event e;
+
+		assert_int_equal(rq_trace_parse_line(*lines, &e, err, sizeof(err)),
+				 RQ_TRACE_EVENT);
+		if (next_sample < 0)
+			next_sample = e.t;
+		while (v != RQ_RW_LIVELOCK && e.t >= next_sample) {
+			struct rq_rw_sample s;
+
+			rq_rw_sample_init(&s, next_sample);
+			s.in_flight = 0;
+			s.nr_paths = 2;
+			s.nr_usable = 2;
+			s.queueing = 1;
+			s.paths_inflight = 0;
+			s.paths_ios = 100 + refusals;
+			v = rq_rw_feed_sample(&w, &s);
+			next_sample += 0.1;
+		}
+		if (v == RQ_RW_LIVELOCK)
+			break;
+		if (e.major == 254 && e.type == RQ_TEV_REQUEUE)
+			refusals++;
+		v = rq_rw_feed_event(&w, &e);
+	}
+	assert_int_equal(v, RQ_RW_LIVELOCK);
+	assert_int_equal(w.stuck.op, op);
+	assert_int_equal(w.stuck.evidence, RQ_RW_EV_PATHS_IDLE);
+	assert_true(w.stuck.decision_t - w.stuck.first_refusal_t >= 0.25);
+	assert_true(w.stuck.decision_t - w.stuck.first_refusal_t < 1.0);
+}
+
+static void recorded_61_ffe_multipath_discard(void **state)
+{
+	(void)state;
+	recorded_livelock(rec_61_ffe_mpath_discard, RQ_OPC_DISCARD);
+}
+
+static void recorded_61_ffe_multipath_flush(void **state)
+{
+	(void)state;
+	recorded_livelock(rec_61_ffe_mpath_flush, RQ_OPC_FLUSH);
 }
 
 /* The same stream with no samples at all: only the alone rule, at 3 s. */
@@ -576,6 +684,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		BOTH(discard_livelock_paths_idle),
+		BOTH(discard_livelock_refusals_counted_on_the_path),
+		cmocka_unit_test(recorded_61_ffe_multipath_discard),
+		cmocka_unit_test(recorded_61_ffe_multipath_flush),
 		BOTH(discard_livelock_trace_only),
 		BOTH(flush_livelock_overtaken),
 		BOTH(write_zeroes_livelock),

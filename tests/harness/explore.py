@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 import tomllib
 
+from . import model
 from .kernels import cache_dir
 
 SPACE = os.path.join(os.path.dirname(__file__), "..", "explore.toml")
@@ -20,7 +21,7 @@ SPACE = os.path.join(os.path.dirname(__file__), "..", "explore.toml")
 # What a trial found, against what the suite's oracles say when nothing
 # broke.  error (the trial could not do its job) and skipped (the device
 # cannot do what was drawn) are counted, never findings.
-FINDINGS = ("corrupted", "violated", "livelocked", "warned", "hung", "crashed")
+FINDINGS = tuple(v.value for v in model.FINDINGS)
 
 # QEMU hardware (tests/harness/guest.py, Hardware) each device needs.
 HARDWARE = {"sdebug": [], "virtio": ["virtio-disk"], "ahci": ["ahci-disk"],

@@ -27,6 +27,7 @@ import tempfile
 import time
 
 from .kernels import TOP, HarnessError, cache_dir, log
+from . import model
 from .scenarios import VERDICTS
 
 
@@ -627,7 +628,7 @@ class Boot:
             verdict = "warned"
         if problems:
             details["cleanup_problems"] = problems
-            if verdict not in ("livelocked", "hung", "warned", "crashed", "error") and not self._expects_unusable(st):
+            if verdict not in model.EXPLAIN_A_FAILED_CLEANUP and not self._expects_unusable(st):
                 details.setdefault("scenario_verdict", verdict)
                 details["reason"] = f"the cleanup after the scenario failed: {problems[0]}"
                 verdict = "error"

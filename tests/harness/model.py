@@ -54,6 +54,10 @@ BUG_FOUND = (Verdict.CORRUPTED, Verdict.VIOLATED, Verdict.LIVELOCKED)
 UNDECIDED = (Verdict.ERROR, Verdict.SKIPPED)
 # What the kernel did wrong: every verdict but clean and the undecided.
 FINDINGS = tuple(v for v in Verdict if v is not Verdict.CLEAN and v not in UNDECIDED)
+# The verdicts that already account for a cleanup that could not undo the
+# scenario (a stuck operation, a broken kernel, a scenario that failed):
+# such a cleanup failure does not make them an error.
+EXPLAIN_A_FAILED_CLEANUP = (Verdict.LIVELOCKED, Verdict.HUNG, Verdict.WARNED, Verdict.CRASHED, Verdict.ERROR)
 
 
 def is_measured(expected):

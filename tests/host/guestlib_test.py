@@ -637,12 +637,15 @@ rq_finish clean""")
     # --- tests/guest/livelock.sh: the verdict on one operation ----------------
 
     LL_AGREE = dict(LL_TARGET="rqpath", LL_PID=5, LL_CMD="blkdiscard", LL_OBSERVED=30, LL_DM="dm-0",
-                    LL_DMNAME="x", LL_STATE="D", LL_ACTIVE_PATHS=2, LL_WATCH_RC=1, LL_RWATCH_REQUIRED=0,
+                    LL_DMNAME="x", LL_STATE="D", LL_ACTIVE_PATHS=2, LL_WATCH_RC=1, LL_RWATCH_REQUIRED=1,
+                    LL_RWATCH_RC=1, F_RWATCH_OP="discard", F_RWATCH_OP_OK=1,
                     F_TRACE_LIVELOCK=1, F_TRACE_BRIEF="'900 requeues and 0 completions'", F_HUNG=1,
                     F_WATCH_VERDICT="livelock", F_WATCH_STUCK="'[\"discard\"]'", F_WATCH_STUCK_OK=1,
-                    F_WATCH_LATENCY=3, F_RWATCH_VERDICT="none", F_RWATCH_GOAL=0, F_STACK_TOP="blkdev_issue_discard")
+                    F_WATCH_LATENCY=3, F_RWATCH_VERDICT="livelock", F_RWATCH_GOAL=1, F_RWATCH_LATENCY=0.3,
+                    F_STACK_TOP="blkdev_issue_discard")
     LL_DONE = dict(LL_TARGET="rqpath", LL_CMD="blkdiscard", LL_RC=0, LL_OP_SECONDS=1, LL_WATCH_RC=0,
-                   LL_RWATCH_REQUIRED=0, F_STATUS_OK=1, F_TRACE_COMPLETED=1, F_TRACE_BRIEF="'1 completion'",
+                   LL_RWATCH_REQUIRED=1, LL_RWATCH_RC=0, F_RWATCH_VERDICT="quiet",
+                   F_STATUS_OK=1, F_TRACE_COMPLETED=1, F_TRACE_BRIEF="'1 completion'",
                    F_HUNG=0, F_WATCH_VERDICT="drained")
 
     def ll_judge(self, judge, facts):
@@ -663,7 +666,9 @@ rq_finish clean""")
                                  ("F_HUNG", 0, "no hung-task report"),
                                  ("LL_WATCH_RC", 0, "rqpathctl watch exit 0"),
                                  ("F_WATCH_STUCK_OK", 0, "names stuck ops"),
-                                 ("LL_ACTIVE_PATHS", 0, "no active path")):
+                                 ("LL_ACTIVE_PATHS", 0, "no active path"),
+                                 ("LL_RWATCH_RC", 0, "--via trace exit 0"),
+                                 ("F_RWATCH_OP_OK", 0, "names a stuck discard")):
             for target in ("rqpath", "multipath"):
                 if target == "multipath" and name.startswith(("LL_WATCH", "F_WATCH")):
                     continue  # no rqpath counters to watch on dm-multipath
@@ -679,6 +684,7 @@ rq_finish clean""")
         for name, value, why in (("LL_RC", 1, "failed with exit 1"),
                                  ("F_STATUS_OK", 0, "no error-free completion"),
                                  ("LL_WATCH_RC", 1, "although the operation completed"),
+                                 ("LL_RWATCH_RC", 1, "FALSE ALARM: rqpathctl watch --via trace"),
                                  ("F_TRACE_COMPLETED", 0, "has no completion of the op"),
                                  ("F_HUNG", 1, "hung-task report for a submitter that completed")):
             with self.subTest(signal=name):

@@ -86,6 +86,41 @@ class Evidence(unittest.TestCase):
 
 
 
+def live_result(scenario, verdict, watch):
+    return model.Result(tree="6.1", variant="normal", stage="ffe81d45322c", kernel=None, scenario=scenario,
+                        verdict=model.Verdict(verdict), seconds=1.0, timing={},
+                        details={"watch_requests": watch}, boot="b", expected=(model.Verdict.LIVELOCKED,),
+                        passed=verdict == "livelocked")
+
+
+class RequestWatch(unittest.TestCase):
+    def test_latency_counts_only_the_watchs_livelock_verdicts(self):
+        rs = [live_result("livelock-flush-multipath", "livelocked",
+                          {"verdict": "livelock", "latency_from_first_refusal_s": 0.26, "meets_goal": True,
+                           "evidence": "paths_idle"}),
+              live_result("livelock-flush-multipath", "livelocked",
+                          {"verdict": "livelock", "latency_from_first_refusal_s": 1.4, "meets_goal": False,
+                           "evidence": "alone"}),
+              live_result("livelock-flush-multipath", "livelocked", {"verdict": "quiet"}),
+              live_result("livelock-flush-multipath", "error", "not an object")]
+        row = bench.request_watch_row(rs)
+        self.assertEqual((row["runs"], row["livelocked"], row["watch_livelock"], row["meets_goal"]), (4, 3, 2, 1))
+        self.assertEqual((row["latency_s"]["median"], row["latency_s"]["max"]), (0.83, 1.4))
+        self.assertEqual(row["evidence"], ["alone", "paths_idle"])
+        self.assertEqual(bench.target_of("livelock-write_zeroes-rqpathctl"), "rqpathctl")
+
+    def test_false_alarms_are_the_sessions_that_said_livelock(self):
+        quiet = {"load": {"requeues_per_refused_request": 4.1, "max_streak": 24, "max_no_completion_s": 0.03}}
+        alarm = {"verdict": "livelock", "load": {"requeues_per_refused_request": 88, "max_streak": 114,
+                                                 "max_no_completion_s": 0.9}}
+        rs = [live_result("watchdog-no-false-alarm", "clean", {"sessions": [dict(quiet, verdict="quiet"), alarm]}),
+              live_result("watchdog-no-false-alarm", "clean", {"sessions": [dict(quiet, verdict="quiet")]})]
+        row = bench.quiet_sessions(rs)
+        self.assertEqual((row["runs"], row["sessions"], row["false_alarms"]), (2, 3, 1))
+        self.assertEqual((row["max_streak"], row["max_no_completion_s"]), (114, 0.9))
+        self.assertEqual(row["requeues_per_refused_request"]["max"], 88)
+
+
 def campaign(stage, seed, found_at=None, verdict="corrupted", minutes=20.0):
     findings = [{"verdict": verdict, "at_seconds": found_at, "trial": "dev=sdebug"}] if found_at else []
     return {"kernel": f"6.1/{stage}", "seed": seed, "guide": "evidence", "findings": findings,

@@ -448,14 +448,18 @@ exit 3
             json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
         with open(os.path.join(out, "matrix.json"), "w") as f:
             json.dump({"results": [{"scenario": "smoke", "verdict": "clean"}]}, f)
+        with open(os.path.join(out, "matrix.ktap"), "w") as f:
+            f.write("KTAP version 1\n1..0\n")
         output = self.source_check(d, out, 'run_part 6.1 --tree 6.1\nrun_part 6.12 --tree 6.12\n'
                                    'merge_parts\necho "rc=$rc"')
         self.assertIn("rc=1", output)
         with open(os.path.join(d, "merged")) as f:
             self.assertEqual(f.read().split(), ["--merge", os.path.join(out, "check-6.12.json"),
-                                                "--json", os.path.join(out, "matrix.json")],
+                                                "--json", os.path.join(out, "matrix.json"),
+                                                "--ktap", os.path.join(out, "matrix.ktap")],
                              "not this check's parts alone")
         self.assertFalse(os.path.exists(os.path.join(out, "matrix.json")), "an earlier check's matrix was left")
+        self.assertFalse(os.path.exists(os.path.join(out, "matrix.ktap")), "an earlier check's KTAP was left")
 
     def test_the_explorer_part_fails_on_a_finding_an_error_or_no_evidence(self):
         d, out = self.sandbox()

@@ -125,29 +125,52 @@ static enum rq_rw_verdict sample(double t, int64_t in_flight, int usable,
 
 /*
  * The livelock on ffe81d45322c over dm-multipath: blkdiscard's one
- * request refused every 3 ms for ever, the paths idle (nothing reaches
- * them: blk_insert_cloned_request refuses before any path work).  The
- * watch samples paths every 100 ms.
+ * request refused every 3 ms for ever, the paths idle (the devices see
+ * nothing: blk_insert_cloned_request refuses the clone).  The watch
+ * samples paths every 100 ms.
  */
-static void discard_livelock_paths_idle(void **state)
+/*
+ * Feed that livelock from t = 10 s until the watch decides (at most 2000
+ * refusals): the discard at sector 0 refused every 3 ms, a sample of the
+ * paths every 100 ms with IN_FLIGHT on the map and nothing on the paths,
+ * whose stat shows 5000 completed I/Os, plus one per refusal so far when
+ * STAT_COUNTS_REFUSALS; with CHECKER, one TUR through path 1 early on.
+ */
+static enum rq_rw_verdict discard_refused_every_3ms(int64_t in_flight,
+						    bool stat_counts_refusals,
+						    bool checker)
 {
 	double t0 = 10.0, t;
 	int i, next_sample = 0;
 	enum rq_rw_verdict v = RQ_RW_QUIET;
 
-	(void)state;
 	start(3.0);
 	ev("insert", t0, "D", 0, 2048);
 	for (i = 0; v != RQ_RW_LIVELOCK && i < 2000; i++) {
 		t = t0 + 0.001 + i * 0.003;
 		if (t >= t0 + next_sample * 0.1) {
-			v = sample(t0 + next_sample * 0.1, 1, 2, 1, 0, 5000);
+			v = sample(t0 + next_sample * 0.1, in_flight, 2, 1, 0,
+				   5000 + (stat_counts_refusals ? i : 0));
 			next_sample++;
 			if (v == RQ_RW_LIVELOCK)
 				break;
 		}
+		if (checker && i == 20) {
+			ev_on(P1, "issue", t - 0.0005, "N", 0, 0);
+			ev_on(P1, "complete", t - 0.0002, "N", 0, 0);
+		}
 		v = refuse(t, "D", 0, 2048);
 	}
+	return v;
+}
+
+static void discard_livelock_paths_idle(void **state)
+{
+	double t0 = 10.0;
+	enum rq_rw_verdict v;
+
+	(void)state;
+	v = discard_refused_every_3ms(1, false, false);
 	assert_int_equal(v, RQ_RW_LIVELOCK);
 	assert_int_equal(w.stuck.op, RQ_OPC_DISCARD);
 	assert_string_equal(w.stuck.rwbs, "D");
@@ -173,27 +196,10 @@ static void discard_livelock_paths_idle(void **state)
  */
 static void discard_livelock_refusals_counted_on_the_path(void **state)
 {
-	double t0 = 10.0, t;
-	int i, next_sample = 0;
-	enum rq_rw_verdict v = RQ_RW_QUIET;
+	enum rq_rw_verdict v;
 
 	(void)state;
-	start(3.0);
-	ev("insert", t0, "D", 0, 2048);
-	for (i = 0; v != RQ_RW_LIVELOCK && i < 2000; i++) {
-		t = t0 + 0.001 + i * 0.003;
-		if (t >= t0 + next_sample * 0.1) {
-			v = sample(t0 + next_sample * 0.1, 0, 2, 1, 0, 5000 + i);
-			next_sample++;
-			if (v == RQ_RW_LIVELOCK)
-				break;
-		}
-		if (i == 20) {
-			ev_on(P1, "issue", t - 0.0005, "N", 0, 0);
-			ev_on(P1, "complete", t - 0.0002, "N", 0, 0);
-		}
-		v = refuse(t, "D", 0, 2048);
-	}
+	v = discard_refused_every_3ms(0, true, true);
 	assert_int_equal(v, RQ_RW_LIVELOCK);
 	assert_int_equal(w.stuck.op, RQ_OPC_DISCARD);
 	assert_int_equal(w.stuck.evidence, RQ_RW_EV_PATHS_IDLE);
